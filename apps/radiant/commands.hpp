@@ -1,0 +1,12 @@
+#pragma once
+// Each `radiant` subcommand registers itself on the app; its callback throws radiant::Error on failure,
+// which main() prints as one line.
+#include <CLI/CLI.hpp>
+
+namespace radiant::app {
+
+void add_info_command(CLI::App& app);
+void add_render_command(CLI::App& app);
+void add_demo_command(CLI::App& app);
+
+}  // namespace radiant::app

@@ -1,0 +1,49 @@
+#pragma once
+// Per-pixel, per-hit maths of the raster (DESIGN.md §1, §2), shared by both backends:
+//   power = −½ dᵀ conic d,  d = pixel centre − mean2d
+//   α = min(0.99, opacity·exp(power)), the hit is skipped when α < alpha_cutoff or −2·power > extent²
+//   C = Σ_i T_i α_i c_i + T_final·background,  T_{i+1} = T_i (1 − α_i)
+// The extent test makes the footprint exactly the ellipse that binning uses, so the tiled raster equals
+// a brute-force evaluation over all Gaussians.
+#include <cmath>
+
+#include "radiant/core/vec.hpp"
+
+namespace radiant {
+
+constexpr double kMaxAlpha = 0.99;
+
+template <class T>
+RADIANT_HD T conic_power(Sym2<T> conic, Vec2<T> d) {
+    return T(-0.5) * (conic.a * d.x * d.x + conic.c * d.y * d.y) - conic.b * d.x * d.y;
+}
+
+// α of one Gaussian at one pixel; false when the hit is skipped.
+template <class T>
+RADIANT_HD bool splat_alpha(Sym2<T> conic, Vec2<T> d, T opacity, T extent_sq, T alpha_cutoff, T& alpha) {
+    T power = conic_power(conic, d);
+    if (power > T(0) || T(-2) * power > extent_sq) return false;
+    T a = opacity * std::exp(power);
+    alpha = a < T(kMaxAlpha) ? a : T(kMaxAlpha);
+    return alpha >= alpha_cutoff;
+}
+
+// Adds ∂L/∂conic (stored form), ∂L/∂mean2d and ∂L/∂opacity from ∂L/∂α for a hit that splat_alpha kept.
+// The clamp at 0.99 passes no gradient.
+template <class T>
+RADIANT_HD void splat_alpha_vjp(Sym2<T> conic, Vec2<T> d, T opacity, T v_alpha, Sym2<T>& v_conic,
+                                Vec2<T>& v_mean2d, T& v_opacity) {
+    T power = conic_power(conic, d);
+    T g = std::exp(power);
+    if (!(opacity * g < T(kMaxAlpha))) return;
+    v_opacity += g * v_alpha;
+    T v_power = opacity * g * v_alpha;
+    v_conic.a += T(-0.5) * d.x * d.x * v_power;
+    v_conic.b += -d.x * d.y * v_power;
+    v_conic.c += T(-0.5) * d.y * d.y * v_power;
+    // ∂power/∂d = −(conic·d); d = pixel − mean2d.
+    v_mean2d.x += (conic.a * d.x + conic.b * d.y) * v_power;
+    v_mean2d.y += (conic.b * d.x + conic.c * d.y) * v_power;
+}
+
+}  // namespace radiant

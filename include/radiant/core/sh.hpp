@@ -1,0 +1,112 @@
+#pragma once
+// Real spherical harmonics up to degree 3 with the constants and signs of Inria 3DGS, so scenes look the
+// same in every 3DGS viewer. Coefficients of one Gaussian are laid out [K, 3] (K = (degree+1)², RGB
+// innermost). colour = max(0, Σ_k b_k(dir)·c_k + 0.5), dir = normalize(μ − camera centre) (DESIGN.md §3).
+#include "radiant/core/vec.hpp"
+
+namespace radiant {
+
+constexpr int kMaxShDegree = 3;
+constexpr int kMaxShCoeffs = 16;
+RADIANT_HD constexpr int sh_coeff_count(int degree) { return (degree + 1) * (degree + 1); }
+
+constexpr double kShC0 = 0.28209479177387814;
+constexpr double kShC1 = 0.4886025119029199;
+constexpr double kShC2[5] = {1.0925484305920792, -1.0925484305920792, 0.31539156525252005, -1.0925484305920792,
+                             0.5462742152960396};
+constexpr double kShC3[7] = {-0.5900435899266435, 2.890611442640554,  -0.4570457994644658, 0.3731763325901154,
+                             -0.4570457994644658, 1.445305721320277, -0.5900435899266435};
+
+// Basis values b[k], k < sh_coeff_count(degree), for a unit direction.
+template <class T>
+RADIANT_HD void sh_basis(int degree, Vec3<T> dir, T* b) {
+    b[0] = T(kShC0);
+    if (degree < 1) return;
+    T x = dir.x, y = dir.y, z = dir.z;
+    b[1] = -T(kShC1) * y;
+    b[2] = T(kShC1) * z;
+    b[3] = -T(kShC1) * x;
+    if (degree < 2) return;
+    T xx = x * x, yy = y * y, zz = z * z;
+    b[4] = T(kShC2[0]) * x * y;
+    b[5] = T(kShC2[1]) * y * z;
+    b[6] = T(kShC2[2]) * (T(2) * zz - xx - yy);
+    b[7] = T(kShC2[3]) * x * z;
+    b[8] = T(kShC2[4]) * (xx - yy);
+    if (degree < 3) return;
+    b[9] = T(kShC3[0]) * y * (T(3) * xx - yy);
+    b[10] = T(kShC3[1]) * x * y * z;
+    b[11] = T(kShC3[2]) * y * (T(4) * zz - xx - yy);
+    b[12] = T(kShC3[3]) * z * (T(2) * zz - T(3) * xx - T(3) * yy);
+    b[13] = T(kShC3[4]) * x * (T(4) * zz - xx - yy);
+    b[14] = T(kShC3[5]) * z * (xx - yy);
+    b[15] = T(kShC3[6]) * x * (xx - T(3) * yy);
+}
+
+// Gradients ∂b_k/∂(x, y, z) of the basis polynomials (x, y, z treated as independent; the caller chains
+// through the normalisation of dir).
+template <class T>
+RADIANT_HD void sh_basis_grad(int degree, Vec3<T> dir, Vec3<T>* g) {
+    g[0] = {};
+    if (degree < 1) return;
+    T x = dir.x, y = dir.y, z = dir.z;
+    T c1 = T(kShC1);
+    g[1] = {T(0), -c1, T(0)};
+    g[2] = {T(0), T(0), c1};
+    g[3] = {-c1, T(0), T(0)};
+    if (degree < 2) return;
+    T xx = x * x, yy = y * y, zz = z * z;
+    g[4] = T(kShC2[0]) * Vec3<T>{y, x, T(0)};
+    g[5] = T(kShC2[1]) * Vec3<T>{T(0), z, y};
+    g[6] = T(kShC2[2]) * Vec3<T>{T(-2) * x, T(-2) * y, T(4) * z};
+    g[7] = T(kShC2[3]) * Vec3<T>{z, T(0), x};
+    g[8] = T(kShC2[4]) * Vec3<T>{T(2) * x, T(-2) * y, T(0)};
+    if (degree < 3) return;
+    g[9] = T(kShC3[0]) * Vec3<T>{T(6) * x * y, T(3) * (xx - yy), T(0)};
+    g[10] = T(kShC3[1]) * Vec3<T>{y * z, x * z, x * y};
+    g[11] = T(kShC3[2]) * Vec3<T>{T(-2) * x * y, T(4) * zz - xx - T(3) * yy, T(8) * y * z};
+    g[12] = T(kShC3[3]) * Vec3<T>{T(-6) * x * z, T(-6) * y * z, T(6) * zz - T(3) * (xx + yy)};
+    g[13] = T(kShC3[4]) * Vec3<T>{T(4) * zz - T(3) * xx - yy, T(-2) * x * y, T(8) * x * z};
+    g[14] = T(kShC3[5]) * Vec3<T>{T(2) * x * z, T(-2) * y * z, xx - yy};
+    g[15] = T(kShC3[6]) * Vec3<T>{T(3) * (xx - yy), T(-6) * x * y, T(0)};
+}
+
+// Colour of one Gaussian seen along `dir` (unit) from its coefficients [K, 3]; `clamped` (optional) gets
+// per channel whether the max(0, ·) was active, which stops that channel's gradient.
+template <class T>
+RADIANT_HD Vec3<T> sh_to_colour(int degree, const T* coeffs, Vec3<T> dir, bool* clamped = nullptr) {
+    T b[kMaxShCoeffs];
+    sh_basis(degree, dir, b);
+    Vec3<T> c{};
+    for (int k = 0; k < sh_coeff_count(degree); ++k)
+        c += b[k] * Vec3<T>{coeffs[3 * k], coeffs[3 * k + 1], coeffs[3 * k + 2]};
+    Vec3<T> out;
+    for (int ch = 0; ch < 3; ++ch) {
+        T v = c[ch] + T(0.5);
+        if (clamped) clamped[ch] = v < T(0);
+        out[ch] = v < T(0) ? T(0) : v;
+    }
+    return out;
+}
+
+// Adds ∂L/∂coeffs ([K, 3]) and returns ∂L/∂dir given ∂L/∂colour.
+template <class T>
+RADIANT_HD Vec3<T> sh_to_colour_vjp(int degree, const T* coeffs, Vec3<T> dir, Vec3<T> v_colour, T* v_coeffs) {
+    T b[kMaxShCoeffs];
+    Vec3<T> g[kMaxShCoeffs];
+    bool clamped[3];
+    sh_to_colour(degree, coeffs, dir, clamped);
+    for (int ch = 0; ch < 3; ++ch)
+        if (clamped[ch]) v_colour[ch] = T(0);
+    sh_basis(degree, dir, b);
+    sh_basis_grad(degree, dir, g);
+    Vec3<T> v_dir{};
+    for (int k = 0; k < sh_coeff_count(degree); ++k) {
+        for (int ch = 0; ch < 3; ++ch) v_coeffs[3 * k + ch] += b[k] * v_colour[ch];
+        T w = coeffs[3 * k] * v_colour.x + coeffs[3 * k + 1] * v_colour.y + coeffs[3 * k + 2] * v_colour.z;
+        v_dir += w * g[k];
+    }
+    return v_dir;
+}
+
+}  // namespace radiant

@@ -1,0 +1,67 @@
+// CPU reference binning and sorting: exact ellipse–tile pairs, then one sort by 64-bit (tile, depth) keys.
+#include <algorithm>
+#include <bit>
+#include <numeric>
+
+#include "radiant/render/cpu/render_cpu.hpp"
+
+namespace radiant::cpu {
+
+template <class T>
+void bin_and_sort(const Projected<T>& pr, const TileGrid& grid, const RenderSettings& settings, TileLists& lists) {
+    const std::int64_t n = std::int64_t(pr.size());
+    auto touches = [&](std::size_t g, int tx, int ty) {
+        return footprint_touches_tile(pr.means2d[g], pr.conics[g], pr.extent_sq[g], tx, ty, grid.tile_size,
+                                      grid.width, grid.height);
+    };
+
+    // Pass 1: pairs per Gaussian; pass 2 writes them at the exclusive prefix sum, in Gaussian order.
+    std::vector<std::int64_t> offsets(std::size_t(n) + 1, 0);
+#pragma omp parallel for schedule(dynamic, 256)
+    for (std::int64_t i = 0; i < n; ++i) {
+        const std::size_t g = std::size_t(i);
+        if (!pr.visible(g)) continue;
+        const TileRect r = pr.tile_rects[g];
+        std::int64_t c = 0;
+        for (int ty = r.y0; ty < r.y1; ++ty)
+            for (int tx = r.x0; tx < r.x1; ++tx) c += touches(g, tx, ty);
+        offsets[g + 1] = c;
+    }
+    std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
+    const std::size_t pairs = std::size_t(offsets.back());
+
+    std::vector<std::pair<std::uint64_t, std::int32_t>> items(pairs);
+    if (settings.max_list_entries > 0) items.reserve(std::size_t(settings.max_list_entries));
+#pragma omp parallel for schedule(dynamic, 256)
+    for (std::int64_t i = 0; i < n; ++i) {
+        const std::size_t g = std::size_t(i);
+        if (!pr.visible(g)) continue;
+        const TileRect r = pr.tile_rects[g];
+        std::size_t pos = std::size_t(offsets[g]);
+        // depth > near_plane > 0, so the float's bit pattern orders like the value
+        const std::uint64_t depth_bits = std::bit_cast<std::uint32_t>(float(pr.depths[g]));
+        for (int ty = r.y0; ty < r.y1; ++ty)
+            for (int tx = r.x0; tx < r.x1; ++tx)
+                if (touches(g, tx, ty)) {
+                    const std::uint64_t tile = std::uint64_t(ty) * std::uint64_t(grid.tiles_x) + std::uint64_t(tx);
+                    items[pos++] = {(tile << 32) | depth_bits, std::int32_t(g)};
+                }
+    }
+    std::sort(items.begin(), items.end());  // (key, gid): equal depths keep Gaussian order
+
+    lists.isect_keys.resize(pairs);
+    lists.isect_gids.resize(pairs);
+    lists.tile_ranges.assign(2 * std::size_t(grid.tile_count()), 0);
+    for (std::size_t i = 0; i < pairs; ++i) {
+        lists.isect_keys[i] = items[i].first;
+        lists.isect_gids[i] = items[i].second;
+        const std::size_t tile = std::size_t(items[i].first >> 32);
+        if (i == 0 || (items[i - 1].first >> 32) != tile) lists.tile_ranges[2 * tile] = std::int32_t(i);
+        lists.tile_ranges[2 * tile + 1] = std::int32_t(i + 1);
+    }
+}
+
+template void bin_and_sort<float>(const Projected<float>&, const TileGrid&, const RenderSettings&, TileLists&);
+template void bin_and_sort<double>(const Projected<double>&, const TileGrid&, const RenderSettings&, TileLists&);
+
+}  // namespace radiant::cpu
