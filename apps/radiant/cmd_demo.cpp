@@ -18,9 +18,13 @@ void add_demo_command(CLI::App& app) {
     auto a = std::make_shared<Args>();
     auto* cmd = app.add_subcommand("demo", "Write the built-in demo scene and render it from an orbit");
     cmd->add_option("-o,--output", a->out, "output folder")->capture_default_str();
-    cmd->add_option("--views", a->views, "orbit views to render")->check(CLI::Range(1, 360))->capture_default_str();
+    cmd->add_option("--views", a->views, "orbit views to render")
+        ->check(CLI::Range(1, 360))
+        ->capture_default_str();
     cmd->add_option("--width", a->width, "image width")->check(CLI::Range(16, 8192))->capture_default_str();
-    cmd->add_option("--height", a->height, "image height")->check(CLI::Range(16, 8192))->capture_default_str();
+    cmd->add_option("--height", a->height, "image height")
+        ->check(CLI::Range(16, 8192))
+        ->capture_default_str();
     cmd->callback([a] {
         std::filesystem::create_directories(a->out);
         const DemoScene demo = make_demo_scene();

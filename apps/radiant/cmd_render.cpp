@@ -32,12 +32,13 @@ void run(RenderArgs& a) {
     const Scene scene = read_ply(a.ply);
     std::vector<Camera> cams;
     const int sources = int(!a.camera_json.empty()) + int(!a.eye.empty()) + int(a.orbit > 0);
-    if (sources != 1) throw Error("give exactly one of --camera FILE.json, --eye x,y,z (look-at) or --orbit N");
+    if (sources != 1)
+        throw Error("give exactly one of --camera FILE.json, --eye x,y,z (look-at) or --orbit N");
     if (!a.camera_json.empty()) {
         cams = read_cameras_json(a.camera_json);
     } else if (!a.eye.empty()) {
-        cams.push_back(look_at(vec3(a.eye, "--eye"), vec3(a.target, "--target"), vec3(a.up, "--up"), a.fov, a.width,
-                               a.height));
+        cams.push_back(look_at(vec3(a.eye, "--eye"), vec3(a.target, "--target"), vec3(a.up, "--up"), a.fov,
+                               a.width, a.height));
     } else {
         cams = framing_orbit(scene, a.orbit, a.elevation, vec3(a.up, "--up"), a.fov, a.width, a.height);
     }
@@ -50,19 +51,26 @@ void add_render_command(CLI::App& app) {
     auto a = std::make_shared<RenderArgs>();
     auto* cmd = app.add_subcommand("render", "Render a scene (.ply) to PNG");
     cmd->add_option("--ply", a->ply, "scene to render")->required();
-    cmd->add_option("-o,--output", a->out, "output PNG; several views add _000, _001, ...")->capture_default_str();
+    cmd->add_option("-o,--output", a->out, "output PNG; several views add _000, _001, ...")
+        ->capture_default_str();
     auto* cam = cmd->add_option_group("camera", "where to look from (exactly one)");
     cam->add_option("--camera", a->camera_json, "camera JSON file: one camera or {\"cameras\": [...]}");
     cam->add_option("--eye", a->eye, "look-at camera position x,y,z")->delimiter(',')->expected(3);
     cam->add_option("--orbit", a->orbit, "N views on a circle framing the scene")->check(CLI::PositiveNumber);
-    cmd->add_option("--target", a->target, "look-at target x,y,z")->delimiter(',')->expected(3)->capture_default_str();
+    cmd->add_option("--target", a->target, "look-at target x,y,z")
+        ->delimiter(',')
+        ->expected(3)
+        ->capture_default_str();
     cmd->add_option("--up", a->up, "world direction shown up in the image")
         ->delimiter(',')
         ->expected(3)
         ->capture_default_str();
     cmd->add_option("--elevation", a->elevation, "orbit elevation in degrees")->capture_default_str();
-    cmd->add_option("--fov", a->fov, "vertical field of view in degrees (look-at and orbit)")->capture_default_str();
-    cmd->add_option("--width", a->width, "image width (look-at and orbit)")->check(CLI::Range(1, 65536))->capture_default_str();
+    cmd->add_option("--fov", a->fov, "vertical field of view in degrees (look-at and orbit)")
+        ->capture_default_str();
+    cmd->add_option("--width", a->width, "image width (look-at and orbit)")
+        ->check(CLI::Range(1, 65536))
+        ->capture_default_str();
     cmd->add_option("--height", a->height, "image height (look-at and orbit)")
         ->check(CLI::Range(1, 65536))
         ->capture_default_str();

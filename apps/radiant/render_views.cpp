@@ -26,9 +26,11 @@ std::vector<std::string> render_views(const Scene& scene, const std::vector<Came
     for (std::size_t i = 0; i < cameras.size(); ++i) {
         const auto t0 = std::chrono::steady_clock::now();
         ForwardResult<float> fwd = cpu::render_forward(scene, cameras[i], settings);
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        const double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         std::string path = view_path(out, i, cameras.size());
-        if (auto dir = std::filesystem::path(path).parent_path(); !dir.empty()) std::filesystem::create_directories(dir);
+        if (auto dir = std::filesystem::path(path).parent_path(); !dir.empty())
+            std::filesystem::create_directories(dir);
         write_png(path, to_u8(fwd.rgb));
         log_info("wrote {} ({}x{}, {} tile pairs, {:.1f} ms)", path, cameras[i].width, cameras[i].height,
                  fwd.lists.pairs(), ms);

@@ -11,9 +11,12 @@ namespace radiant {
 
 const char* to_string(CameraModel model) {
     switch (model) {
-        case CameraModel::pinhole: return "pinhole";
-        case CameraModel::opencv: return "opencv";
-        case CameraModel::fisheye: return "fisheye";
+        case CameraModel::pinhole:
+            return "pinhole";
+        case CameraModel::opencv:
+            return "opencv";
+        case CameraModel::fisheye:
+            return "fisheye";
     }
     return "?";
 }
@@ -24,7 +27,8 @@ void validate(const Camera& c, const std::string& what) {
         fail(fmt::format("image size {}x{} is not in 1..65536", c.width, c.height));
     for (double v : {c.fx, c.fy, c.cx, c.cy})
         if (!std::isfinite(v)) fail("intrinsics are not finite");
-    if (!(c.fx > 0) || !(c.fy > 0)) fail(fmt::format("focal lengths must be positive (fx {}, fy {})", c.fx, c.fy));
+    if (!(c.fx > 0) || !(c.fy > 0))
+        fail(fmt::format("focal lengths must be positive (fx {}, fy {})", c.fx, c.fy));
     for (int i = 0; i < 3; ++i) {
         if (!std::isfinite(c.t[i])) fail("translation is not finite");
         for (int j = 0; j < 3; ++j)
@@ -38,7 +42,7 @@ void validate(const Camera& c, const std::string& what) {
         r2{c.R.m[2][0], c.R.m[2][1], c.R.m[2][2]};
     if (dot(cross(r0, r1), r2) < 0) fail("R is a reflection (determinant −1), not a rotation");
     std::size_t n = c.distortion.size();
-    bool ok = c.model == CameraModel::pinhole   ? n == 0
+    bool ok = c.model == CameraModel::pinhole  ? n == 0
               : c.model == CameraModel::opencv ? (n == 4 || n == 5 || n == 8)
                                                : n == 4;
     if (!ok)
@@ -51,15 +55,18 @@ void validate(const Camera& c, const std::string& what) {
         if (!std::isfinite(v)) fail("distortion coefficients are not finite");
 }
 
-Camera look_at(Vec3<double> eye, Vec3<double> target, Vec3<double> up, double fov_y_deg, int width, int height) {
+Camera look_at(Vec3<double> eye, Vec3<double> target, Vec3<double> up, double fov_y_deg, int width,
+               int height) {
     Vec3<double> f = target - eye;
     if (!(length(f) > 0)) throw Error("look-at: eye and target coincide");
     f = normalize(f);
     Vec3<double> r = cross(f, up);
-    if (!(length(r) > 1e-9 * length(up))) throw Error("look-at: the up vector is parallel to the view direction");
+    if (!(length(r) > 1e-9 * length(up)))
+        throw Error("look-at: the up vector is parallel to the view direction");
     r = normalize(r);
     Vec3<double> d = cross(f, r);  // image down
-    if (!(fov_y_deg > 0 && fov_y_deg < 180)) throw Error(fmt::format("look-at: fov {} is not in (0, 180)", fov_y_deg));
+    if (!(fov_y_deg > 0 && fov_y_deg < 180))
+        throw Error(fmt::format("look-at: fov {} is not in (0, 180)", fov_y_deg));
     Camera c;
     c.width = width;
     c.height = height;

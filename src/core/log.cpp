@@ -28,8 +28,12 @@ void default_sink(LogLevel level, std::string_view message) {
 
 }  // namespace
 
-void set_log_level(LogLevel level) { state().level = int(level); }
-bool log_enabled(LogLevel level) { return int(level) <= state().level.load(std::memory_order_relaxed); }
+void set_log_level(LogLevel level) {
+    state().level = int(level);
+}
+bool log_enabled(LogLevel level) {
+    return int(level) <= state().level.load(std::memory_order_relaxed);
+}
 
 void set_log_sink(LogSink sink) {
     std::lock_guard lock(state().mutex);

@@ -8,8 +8,12 @@
 
 namespace radiant {
 
-const char* to_string(TraceMode mode) { return mode == TraceMode::replay ? "replay" : "trace"; }
-const char* to_string(Shading shading) { return shading == Shading::ewa ? "ewa" : "ray"; }
+const char* to_string(TraceMode mode) {
+    return mode == TraceMode::replay ? "replay" : "trace";
+}
+const char* to_string(Shading shading) {
+    return shading == Shading::ewa ? "ewa" : "ray";
+}
 
 void validate(const RenderSettings& s) {
     auto fail = [](const std::string& reason) { throw Error("render settings: " + reason); };

@@ -16,7 +16,8 @@ void validate(const Scene& s, const std::string& what) {
     std::size_t n = s.size();
     auto check = [&](const std::vector<float>& v, std::size_t per, const char* name) {
         if (v.size() != n * per)
-            fail(fmt::format("{} has {} values, expected {} ({} Gaussians × {})", name, v.size(), n * per, n, per));
+            fail(fmt::format("{} has {} values, expected {} ({} Gaussians × {})", name, v.size(), n * per, n,
+                             per));
         for (std::size_t i = 0; i < v.size(); ++i)
             if (!std::isfinite(v[i])) fail(fmt::format("{} of Gaussian {} is not finite", name, i / per));
     };

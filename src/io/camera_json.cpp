@@ -32,7 +32,8 @@ Camera camera_from_json(const json& j, const std::string& where) {
     c.fy = number("fy");
     c.cx = number("cx");
     c.cy = number("cy");
-    if (!j.contains("R") || !j["R"].is_array() || j["R"].size() != 3) throw fail("'R' must be 3 rows of 3 numbers");
+    if (!j.contains("R") || !j["R"].is_array() || j["R"].size() != 3)
+        throw fail("'R' must be 3 rows of 3 numbers");
     for (int r = 0; r < 3; ++r) {
         const json& row = j["R"][std::size_t(r)];
         if (!row.is_array() || row.size() != 3) throw fail("'R' must be 3 rows of 3 numbers");
@@ -98,7 +99,9 @@ std::vector<Camera> parse_cameras_json(std::string_view text, const std::string&
     return cams;
 }
 
-std::vector<Camera> read_cameras_json(const std::string& path) { return parse_cameras_json(read_file(path), path); }
+std::vector<Camera> read_cameras_json(const std::string& path) {
+    return parse_cameras_json(read_file(path), path);
+}
 
 std::string format_cameras_json(const std::vector<Camera>& cameras) {
     json list = json::array();

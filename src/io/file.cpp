@@ -46,14 +46,16 @@ void write_file_atomic(const std::string& path, const std::function<void(std::os
     try {
         {
             std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-            if (!out) throw IoError(path, std::string("cannot create temporary file: ") + std::strerror(errno));
+            if (!out)
+                throw IoError(path, std::string("cannot create temporary file: ") + std::strerror(errno));
             write(out);
             out.flush();
             if (!out) throw IoError(path, "write failed (disk full?)");
         }
         fsync_path(tmp);
         if (std::rename(tmp.c_str(), path.c_str()) != 0)
-            throw IoError(path, std::string("cannot rename temporary file into place: ") + std::strerror(errno));
+            throw IoError(path,
+                          std::string("cannot rename temporary file into place: ") + std::strerror(errno));
     } catch (...) {
         std::remove(tmp.c_str());
         throw;
@@ -61,7 +63,8 @@ void write_file_atomic(const std::string& path, const std::function<void(std::os
 }
 
 void write_file_atomic(const std::string& path, std::string_view bytes) {
-    write_file_atomic(path, [&](std::ostream& out) { out.write(bytes.data(), std::streamsize(bytes.size())); });
+    write_file_atomic(path,
+                      [&](std::ostream& out) { out.write(bytes.data(), std::streamsize(bytes.size())); });
 }
 
 }  // namespace radiant

@@ -33,13 +33,17 @@ std::optional<PlyType> parse_type(std::string_view s) {
 std::size_t type_size(PlyType t) {
     switch (t) {
         case PlyType::int8:
-        case PlyType::uint8: return 1;
+        case PlyType::uint8:
+            return 1;
         case PlyType::int16:
-        case PlyType::uint16: return 2;
+        case PlyType::uint16:
+            return 2;
         case PlyType::int32:
         case PlyType::uint32:
-        case PlyType::float32: return 4;
-        case PlyType::float64: return 8;
+        case PlyType::float32:
+            return 4;
+        case PlyType::float64:
+            return 8;
     }
     return 0;
 }
@@ -87,13 +91,15 @@ Header parse_header(std::string_view bytes, const std::string& name) {
     for (;;) {
         std::size_t eol = bytes.find('\n', pos);
         if (eol == std::string_view::npos || eol - pos > 4096)
-            throw IoError(name, line_no == 0 ? "not a PLY file (no header line)" : "PLY header has no end_header");
+            throw IoError(name,
+                          line_no == 0 ? "not a PLY file (no header line)" : "PLY header has no end_header");
         std::string_view line = bytes.substr(pos, eol - pos);
         pos = eol + 1;
         ++line_no;
         auto w = split_words(line);
         if (line_no == 1) {
-            if (w.size() != 1 || w[0] != "ply") throw IoError(name, "not a PLY file (first line is not 'ply')");
+            if (w.size() != 1 || w[0] != "ply")
+                throw IoError(name, "not a PLY file (first line is not 'ply')");
             continue;
         }
         if (w.empty() || w[0] == "comment" || w[0] == "obj_info") continue;
@@ -153,14 +159,40 @@ double read_binary(const char* p, PlyType t, bool swap) {
     if (swap)
         for (std::size_t i = 0; i < n / 2; ++i) std::swap(b[i], b[n - 1 - i]);
     switch (t) {
-        case PlyType::int8: return double(std::int8_t(b[0]));
-        case PlyType::uint8: return double(b[0]);
-        case PlyType::int16: { std::int16_t v; std::memcpy(&v, b, 2); return v; }
-        case PlyType::uint16: { std::uint16_t v; std::memcpy(&v, b, 2); return v; }
-        case PlyType::int32: { std::int32_t v; std::memcpy(&v, b, 4); return v; }
-        case PlyType::uint32: { std::uint32_t v; std::memcpy(&v, b, 4); return v; }
-        case PlyType::float32: { float v; std::memcpy(&v, b, 4); return v; }
-        case PlyType::float64: { double v; std::memcpy(&v, b, 8); return v; }
+        case PlyType::int8:
+            return double(std::int8_t(b[0]));
+        case PlyType::uint8:
+            return double(b[0]);
+        case PlyType::int16: {
+            std::int16_t v;
+            std::memcpy(&v, b, 2);
+            return v;
+        }
+        case PlyType::uint16: {
+            std::uint16_t v;
+            std::memcpy(&v, b, 2);
+            return v;
+        }
+        case PlyType::int32: {
+            std::int32_t v;
+            std::memcpy(&v, b, 4);
+            return v;
+        }
+        case PlyType::uint32: {
+            std::uint32_t v;
+            std::memcpy(&v, b, 4);
+            return v;
+        }
+        case PlyType::float32: {
+            float v;
+            std::memcpy(&v, b, 4);
+            return v;
+        }
+        case PlyType::float64: {
+            double v;
+            std::memcpy(&v, b, 8);
+            return v;
+        }
     }
     return 0;
 }
@@ -180,7 +212,8 @@ Layout resolve_layout(const Element& v, const std::string& name) {
     };
     auto need = [&](const std::string& prop) {
         int i = find(prop);
-        if (i < 0) throw IoError(name, fmt::format("vertex element has no '{}' property (not a 3DGS PLY?)", prop));
+        if (i < 0)
+            throw IoError(name, fmt::format("vertex element has no '{}' property (not a 3DGS PLY?)", prop));
         PlyType t = v.properties[std::size_t(i)].type;
         if (t != PlyType::float32 && t != PlyType::float64)
             throw IoError(name, fmt::format("property '{}' must be float or double", prop));
@@ -198,12 +231,21 @@ Layout resolve_layout(const Element& v, const std::string& name) {
     while (find(fmt::format("f_rest_{}", m)) >= 0) l.rest.push_back(need(fmt::format("f_rest_{}", m++)));
     for (const Property& p : v.properties)
         if (p.name.rfind("f_rest_", 0) == 0 && int(l.rest.size()) <= std::atoi(p.name.c_str() + 7))
-            throw IoError(name, fmt::format("f_rest properties are not numbered 0..{} (found '{}')", m - 1, p.name));
+            throw IoError(
+                name, fmt::format("f_rest properties are not numbered 0..{} (found '{}')", m - 1, p.name));
     switch (m) {
-        case 0: l.degree = 0; break;
-        case 9: l.degree = 1; break;
-        case 24: l.degree = 2; break;
-        case 45: l.degree = 3; break;
+        case 0:
+            l.degree = 0;
+            break;
+        case 9:
+            l.degree = 1;
+            break;
+        case 24:
+            l.degree = 2;
+            break;
+        case 45:
+            l.degree = 3;
+            break;
         default:
             throw IoError(name, fmt::format("{} f_rest properties; SH degree 1, 2, 3 need 9, 24 or 45", m));
     }
@@ -223,9 +265,11 @@ Scene parse_ply(std::string_view bytes, const std::string& name) {
             break;
         }
         if (e.has_list)
-            throw IoError(name, fmt::format("element '{}' before 'vertex' has list properties (unsupported)", e.name));
+            throw IoError(
+                name, fmt::format("element '{}' before 'vertex' has list properties (unsupported)", e.name));
         if (h.format != PlyFormat::ascii) {
-            if (e.count > (bytes.size() - std::min(bytes.size(), offset)) / std::max<std::size_t>(1, e.record_size))
+            if (e.count >
+                (bytes.size() - std::min(bytes.size(), offset)) / std::max<std::size_t>(1, e.record_size))
                 throw IoError(name, fmt::format("truncated: element '{}' does not fit the file", e.name));
             offset += std::size_t(e.count) * e.record_size;
         }
@@ -238,14 +282,15 @@ Scene parse_ply(std::string_view bytes, const std::string& name) {
     Scene s;
     s.sh_degree = l.degree;
     const int k = s.sh_coeffs();
-    // Every record needs at least 1 byte (ascii: "0 " per property), so a count larger than the data is an error
-    // before anything is allocated.
+    // Every record needs at least 1 byte (ascii: "0 " per property), so a count larger than the data is an
+    // error before anything is allocated.
     const std::size_t data = bytes.size() - std::min(bytes.size(), offset);
     const std::size_t min_record = h.format == PlyFormat::ascii ? 2 * v.properties.size() : v.record_size;
     if (v.count > data / std::max<std::size_t>(1, min_record))
-        throw IoError(name, fmt::format("truncated: header declares {} vertices ({} bytes each) but {} bytes of data "
-                                        "follow the header",
-                                        v.count, min_record, data));
+        throw IoError(
+            name, fmt::format("truncated: header declares {} vertices ({} bytes each) but {} bytes of data "
+                              "follow the header",
+                              v.count, min_record, data));
     const std::size_t n = std::size_t(v.count);
     s.resize(n);
 
@@ -268,7 +313,8 @@ Scene parse_ply(std::string_view bytes, const std::string& name) {
         for (std::size_t i = 0; i < vi; ++i)
             for (std::uint64_t r = 0; r < h.elements[i].count; ++r) next_line();
 
-    const bool swap = (h.format == PlyFormat::binary_big_endian) == (std::endian::native == std::endian::little);
+    const bool swap =
+        (h.format == PlyFormat::binary_big_endian) == (std::endian::native == std::endian::little);
     for (std::size_t g = 0; g < n; ++g) {
         if (h.format == PlyFormat::ascii) {
             std::string_view line = next_line();
@@ -290,8 +336,8 @@ Scene parse_ply(std::string_view bytes, const std::string& name) {
                     r = std::from_chars(b, e, rec[p]);
                 }
                 if (r.ec != std::errc() || r.ptr != e)
-                    throw IoError(name, fmt::format("vertex {}: '{}' is not a number (property '{}')", g, words[p],
-                                                    v.properties[p].name));
+                    throw IoError(name, fmt::format("vertex {}: '{}' is not a number (property '{}')", g,
+                                                    words[p], v.properties[p].name));
             }
         } else {
             const char* base = bytes.data() + offset + g * v.record_size;
@@ -315,13 +361,16 @@ Scene parse_ply(std::string_view bytes, const std::string& name) {
         for (int c = 0; c < 3; ++c) sh[c] = get(l.dc[c]);
         for (int c = 0; c < 3; ++c)
             for (int j = 1; j < k; ++j) sh[3 * j + c] = get(l.rest[std::size_t(c * (k - 1) + j - 1)]);
-        if (s.quats[4 * g] == 0 && s.quats[4 * g + 1] == 0 && s.quats[4 * g + 2] == 0 && s.quats[4 * g + 3] == 0)
+        if (s.quats[4 * g] == 0 && s.quats[4 * g + 1] == 0 && s.quats[4 * g + 2] == 0 &&
+            s.quats[4 * g + 3] == 0)
             throw IoError(name, fmt::format("vertex {}: quaternion rot_0..3 is zero", g));
     }
     return s;
 }
 
-Scene read_ply(const std::string& path) { return parse_ply(read_file(path), path); }
+Scene read_ply(const std::string& path) {
+    return parse_ply(read_file(path), path);
+}
 
 std::string format_ply(const Scene& s, const PlyWriteOptions& o) {
     validate(s, "PLY writer");
@@ -344,7 +393,8 @@ std::string format_ply(const Scene& s, const PlyWriteOptions& o) {
     out += "end_header\n";
 
     std::vector<float> rec(names.size());
-    const bool swap = (o.format == PlyFormat::binary_big_endian) == (std::endian::native == std::endian::little);
+    const bool swap =
+        (o.format == PlyFormat::binary_big_endian) == (std::endian::native == std::endian::little);
     if (o.format != PlyFormat::ascii) out.reserve(out.size() + n * rec.size() * 4);
     for (std::size_t g = 0; g < n; ++g) {
         std::size_t p = 0;

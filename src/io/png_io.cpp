@@ -59,14 +59,14 @@ std::string encode_png(const Image<std::uint8_t>& img, const std::string& name) 
         throw IoError(name, "PNG encoding failed: " + ctx.message);
     }
     png_set_write_fn(png, &ctx, on_write, on_flush);
-    static constexpr int kColorType[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
-                                          PNG_COLOR_TYPE_RGB_ALPHA};
+    static constexpr int kColorType[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
+                                          PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
     png_set_IHDR(png, info, png_uint_32(img.width), png_uint_32(img.height), 8, kColorType[img.channels],
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level(png, 6);
     for (int y = 0; y < img.height; ++y)
-        rows[std::size_t(y)] = const_cast<png_bytep>(img.data.data() + std::size_t(y) * std::size_t(img.width) *
-                                                                           std::size_t(img.channels));
+        rows[std::size_t(y)] = const_cast<png_bytep>(
+            img.data.data() + std::size_t(y) * std::size_t(img.width) * std::size_t(img.channels));
     png_set_rows(png, info, rows.data());
     png_write_png(png, info, PNG_TRANSFORM_IDENTITY, nullptr);
     png_destroy_write_struct(&png, &info);
@@ -104,16 +104,20 @@ Image<std::uint8_t> decode_png(std::string_view bytes, const std::string& name) 
     if (png_get_valid(png, info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(png);
     png_read_update_info(png, info);
     int channels = png_get_channels(png, info);
-    img = Image<std::uint8_t>(int(png_get_image_width(png, info)), int(png_get_image_height(png, info)), channels);
+    img = Image<std::uint8_t>(int(png_get_image_width(png, info)), int(png_get_image_height(png, info)),
+                              channels);
     rows.resize(std::size_t(img.height));
     for (int y = 0; y < img.height; ++y)
-        rows[std::size_t(y)] = img.data.data() + std::size_t(y) * std::size_t(img.width) * std::size_t(channels);
+        rows[std::size_t(y)] =
+            img.data.data() + std::size_t(y) * std::size_t(img.width) * std::size_t(channels);
     png_read_image(png, rows.data());
     png_destroy_read_struct(&png, &info, nullptr);
     return img;
 }
 
-Image<std::uint8_t> read_png(const std::string& path) { return decode_png(read_file(path), path); }
+Image<std::uint8_t> read_png(const std::string& path) {
+    return decode_png(read_file(path), path);
+}
 
 Image<std::uint8_t> to_u8(const Image<float>& image) {
     Image<std::uint8_t> out(image.width, image.height, image.channels);

@@ -35,7 +35,8 @@ void validate(const Camera& camera, const std::string& what);
 
 // A camera at `eye` looking at `target`; `up` is the world direction that appears up in the image.
 // fov_y_deg is the vertical field of view.
-Camera look_at(Vec3<double> eye, Vec3<double> target, Vec3<double> up, double fov_y_deg, int width, int height);
+Camera look_at(Vec3<double> eye, Vec3<double> target, Vec3<double> up, double fov_y_deg, int width,
+               int height);
 
 // n cameras on a circle of `radius` around `centre` in the plane orthogonal to `up`, raised by
 // `elevation_deg`, all looking at `centre`.
@@ -57,7 +58,9 @@ PinholeParams<T> pinhole_params(const Camera& c) {
 }
 
 template <class T>
-RADIANT_HD Vec3<T> world_to_camera(const PinholeParams<T>& cam, Vec3<T> p) { return cam.R * p + cam.t; }
+RADIANT_HD Vec3<T> world_to_camera(const PinholeParams<T>& cam, Vec3<T> p) {
+    return cam.R * p + cam.t;
+}
 
 // Perspective projection of a camera-frame point to pixel coordinates.
 template <class T>

@@ -7,7 +7,9 @@
 namespace radiant {
 
 template <class T>
-RADIANT_HD Vec3<T> exp3(Vec3<T> v) { return {std::exp(v.x), std::exp(v.y), std::exp(v.z)}; }
+RADIANT_HD Vec3<T> exp3(Vec3<T> v) {
+    return {std::exp(v.x), std::exp(v.y), std::exp(v.z)};
+}
 
 template <class T>
 RADIANT_HD Mat3<T> covariance(Vec3<T> log_scale, Vec4<T> quat) {
@@ -59,7 +61,8 @@ RADIANT_HD Vec3<T> clamp_anisotropy(Vec3<T> log_scale, T max_anisotropy) {
 template <class T>
 RADIANT_HD Vec3<T> clamp_anisotropy_vjp(Vec3<T> log_scale, T max_anisotropy, Vec3<T> v_clamped) {
     if (!(max_anisotropy > T(0))) return v_clamped;
-    int top = log_scale.x >= log_scale.y ? (log_scale.x >= log_scale.z ? 0 : 2) : (log_scale.y >= log_scale.z ? 1 : 2);
+    int top = log_scale.x >= log_scale.y ? (log_scale.x >= log_scale.z ? 0 : 2)
+                                         : (log_scale.y >= log_scale.z ? 1 : 2);
     T floor = log_scale[top] - std::log(max_anisotropy);
     Vec3<T> v{};
     for (int k = 0; k < 3; ++k) {

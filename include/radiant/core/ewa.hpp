@@ -8,7 +8,9 @@
 namespace radiant {
 
 template <class T>
-RADIANT_HD T clamp_value(T v, T lo, T hi) { return v < lo ? lo : (v > hi ? hi : v); }
+RADIANT_HD T clamp_value(T v, T lo, T hi) {
+    return v < lo ? lo : (v > hi ? hi : v);
+}
 
 // Rows of the 2×3 Jacobian of pixel coordinates w.r.t. the camera-frame point. As in Inria 3DGS and
 // gsplat, x/z and y/z are clamped to 1.3× the half field of view so far off-screen Gaussians stay bounded.
@@ -49,16 +51,16 @@ RADIANT_HD Sym2<T> ewa_cov2d(const PinholeParams<T>& cam, Vec3<T> p_cam, const M
 // Adds ∂L/∂Σ_cam and ∂L/∂p_cam given ∂L/∂Σ' in stored form (v_b is the gradient of the single stored
 // off-diagonal, which stands for both b entries of the matrix).
 template <class T>
-RADIANT_HD void ewa_cov2d_vjp(const PinholeParams<T>& cam, Vec3<T> p_cam, const Mat3<T>& cov_cam, Sym2<T> v_cov2d,
-                              Mat3<T>& v_cov_cam, Vec3<T>& v_p_cam) {
+RADIANT_HD void ewa_cov2d_vjp(const PinholeParams<T>& cam, Vec3<T> p_cam, const Mat3<T>& cov_cam,
+                              Sym2<T> v_cov2d, Mat3<T>& v_cov_cam, Vec3<T>& v_p_cam) {
     PerspectiveJacobian<T> j = perspective_jacobian(cam, p_cam);
     T g00 = v_cov2d.a, g01 = T(0.5) * v_cov2d.b, g11 = v_cov2d.c;
     // v_Σ = Jᵀ G J
     Mat3<T> add;
     for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c)
-            add.m[r][c] = g00 * j.row0[r] * j.row0[c] + g01 * (j.row0[r] * j.row1[c] + j.row1[r] * j.row0[c]) +
-                          g11 * j.row1[r] * j.row1[c];
+            add.m[r][c] = g00 * j.row0[r] * j.row0[c] +
+                          g01 * (j.row0[r] * j.row1[c] + j.row1[r] * j.row0[c]) + g11 * j.row1[r] * j.row1[c];
     v_cov_cam = v_cov_cam + add;
     // v_J (rows) = 2 G J Σ
     Vec3<T> s0 = cov_cam * j.row0, s1 = cov_cam * j.row1;

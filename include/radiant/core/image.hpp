@@ -15,7 +15,9 @@ struct Image {
         : width(w), height(h), channels(c), data(std::size_t(w) * std::size_t(h) * std::size_t(c), fill) {}
 
     std::size_t pixels() const { return std::size_t(width) * std::size_t(height); }
-    T& at(int x, int y, int c = 0) { return data[(std::size_t(y) * std::size_t(width) + std::size_t(x)) * channels + c]; }
+    T& at(int x, int y, int c = 0) {
+        return data[(std::size_t(y) * std::size_t(width) + std::size_t(x)) * channels + c];
+    }
     const T& at(int x, int y, int c = 0) const {
         return data[(std::size_t(y) * std::size_t(width) + std::size_t(x)) * channels + c];
     }

@@ -39,7 +39,8 @@ RADIANT_HD Vec4<T> quat_to_rotmat_vjp(Vec4<T> quat, const Mat3<T>& v_r) {
     // Through q / |q|: (v − n (n·v)) / |q|.
     Vec4<T> n{w, x, y, z};
     T nv = dot(n, v_n);
-    return {inv * (v_n.x - n.x * nv), inv * (v_n.y - n.y * nv), inv * (v_n.z - n.z * nv), inv * (v_n.w - n.w * nv)};
+    return {inv * (v_n.x - n.x * nv), inv * (v_n.y - n.y * nv), inv * (v_n.z - n.z * nv),
+            inv * (v_n.w - n.w * nv)};
 }
 
 }  // namespace radiant

@@ -18,17 +18,17 @@ const char* to_string(TraceMode mode);
 const char* to_string(Shading shading);
 
 struct RenderSettings {
-    int tile_size = 16;                      // tile edge in pixels
-    double radius_scale = 3.0;               // footprint support in σ (3DGS: 3)
-    double alpha_cutoff = 1.0 / 255.0;       // skip α below it; sets the opacity-aware extent
-    int max_splat_steps = 0;                 // hit cap per pixel and trace stride (0 = unlimited)
-    double transmittance_threshold = 1e-4;   // stop when T would fall below
-    std::int64_t max_list_entries = 0;       // initial tile-list capacity (0 = sized on demand); always grown
-    double max_anisotropy = 0.0;             // clamp on largest/smallest scale (0 = off)
-    int sh_degree = 3;                       // active SH degree, at most the scene's
-    double loss_grad_clip = 0.0;             // clamp on the per-pixel loss gradient (0 = off)
+    int tile_size = 16;                     // tile edge in pixels
+    double radius_scale = 3.0;              // footprint support in σ (3DGS: 3)
+    double alpha_cutoff = 1.0 / 255.0;      // skip α below it; sets the opacity-aware extent
+    int max_splat_steps = 0;                // hit cap per pixel and trace stride (0 = unlimited)
+    double transmittance_threshold = 1e-4;  // stop when T would fall below
+    std::int64_t max_list_entries = 0;      // initial tile-list capacity (0 = sized on demand); always grown
+    double max_anisotropy = 0.0;            // clamp on largest/smallest scale (0 = off)
+    int sh_degree = 3;                      // active SH degree, at most the scene's
+    double loss_grad_clip = 0.0;            // clamp on the per-pixel loss gradient (0 = off)
     double near_plane = 0.01, far_plane = 1e10;
-    double eps2d = 0.3;                      // low-pass added to the 2D covariance (`ewa`)
+    double eps2d = 0.3;  // low-pass added to the 2D covariance (`ewa`)
     std::array<double, 3> background{0.0, 0.0, 0.0};
     TraceMode trace_mode = TraceMode::replay;
     Shading shading = Shading::ewa;

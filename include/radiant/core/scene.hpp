@@ -15,9 +15,13 @@
 namespace radiant {
 
 template <class T>
-RADIANT_HD T sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
+RADIANT_HD T sigmoid(T x) {
+    return T(1) / (T(1) + std::exp(-x));
+}
 template <class T>
-RADIANT_HD T logit(T p) { return std::log(p / (T(1) - p)); }
+RADIANT_HD T logit(T p) {
+    return std::log(p / (T(1) - p));
+}
 
 template <class T>
 struct SceneT {
@@ -42,7 +46,9 @@ struct SceneT {
     Vec3<T> log_scale(std::size_t i) const {
         return {log_scales[3 * i], log_scales[3 * i + 1], log_scales[3 * i + 2]};
     }
-    Vec4<T> quat(std::size_t i) const { return {quats[4 * i], quats[4 * i + 1], quats[4 * i + 2], quats[4 * i + 3]}; }
+    Vec4<T> quat(std::size_t i) const {
+        return {quats[4 * i], quats[4 * i + 1], quats[4 * i + 2], quats[4 * i + 3]};
+    }
     const T* sh_of(std::size_t i) const { return sh.data() + i * std::size_t(sh_coeffs()) * 3; }
 };
 

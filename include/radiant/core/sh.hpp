@@ -8,13 +8,15 @@ namespace radiant {
 
 constexpr int kMaxShDegree = 3;
 constexpr int kMaxShCoeffs = 16;
-RADIANT_HD constexpr int sh_coeff_count(int degree) { return (degree + 1) * (degree + 1); }
+RADIANT_HD constexpr int sh_coeff_count(int degree) {
+    return (degree + 1) * (degree + 1);
+}
 
 constexpr double kShC0 = 0.28209479177387814;
 constexpr double kShC1 = 0.4886025119029199;
-constexpr double kShC2[5] = {1.0925484305920792, -1.0925484305920792, 0.31539156525252005, -1.0925484305920792,
-                             0.5462742152960396};
-constexpr double kShC3[7] = {-0.5900435899266435, 2.890611442640554,  -0.4570457994644658, 0.3731763325901154,
+constexpr double kShC2[5] = {1.0925484305920792, -1.0925484305920792, 0.31539156525252005,
+                             -1.0925484305920792, 0.5462742152960396};
+constexpr double kShC3[7] = {-0.5900435899266435, 2.890611442640554, -0.4570457994644658, 0.3731763325901154,
                              -0.4570457994644658, 1.445305721320277, -0.5900435899266435};
 
 // Basis values b[k], k < sh_coeff_count(degree), for a unit direction.

@@ -29,7 +29,8 @@ RADIANT_HD TileRect footprint_tile_bounds(Vec2<T> mean2d, Sym2<T> cov2d, T exten
     T px0 = std::ceil(mean2d.x - rx - T(0.5)), px1 = std::floor(mean2d.x + rx - T(0.5));
     T py0 = std::ceil(mean2d.y - ry - T(0.5)), py1 = std::floor(mean2d.y + ry - T(0.5));
     TileRect r;
-    if (!(px0 <= px1) || !(py0 <= py1) || px1 < T(0) || py1 < T(0) || px0 > T(width - 1) || py0 > T(height - 1))
+    if (!(px0 <= px1) || !(py0 <= py1) || px1 < T(0) || py1 < T(0) || px0 > T(width - 1) ||
+        py0 > T(height - 1))
         return r;  // empty
     int ix0 = px0 < T(0) ? 0 : int(px0), iy0 = py0 < T(0) ? 0 : int(py0);
     int ix1 = px1 > T(width - 1) ? width - 1 : int(px1), iy1 = py1 > T(height - 1) ? height - 1 : int(py1);
@@ -66,8 +67,8 @@ RADIANT_HD T min_quadratic_over_rect(Sym2<T> q, Vec2<T> mean, T x0, T x1, T y0, 
 
 // Whether the footprint reaches any pixel centre of tile (tx, ty).
 template <class T>
-RADIANT_HD bool footprint_touches_tile(Vec2<T> mean2d, Sym2<T> conic, T extent_sq, int tx, int ty, int tile_size,
-                                       int width, int height) {
+RADIANT_HD bool footprint_touches_tile(Vec2<T> mean2d, Sym2<T> conic, T extent_sq, int tx, int ty,
+                                       int tile_size, int width, int height) {
     T x0 = T(tx * tile_size) + T(0.5), y0 = T(ty * tile_size) + T(0.5);
     int xe = (tx + 1) * tile_size, ye = (ty + 1) * tile_size;
     T x1 = T(xe < width ? xe : width) - T(0.5), y1 = T(ye < height ? ye : height) - T(0.5);

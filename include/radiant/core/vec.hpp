@@ -55,23 +55,39 @@ struct Mat3 {
 
 // --- Vec2 ---
 template <class T>
-RADIANT_HD Vec2<T> operator+(Vec2<T> a, Vec2<T> b) { return {a.x + b.x, a.y + b.y}; }
+RADIANT_HD Vec2<T> operator+(Vec2<T> a, Vec2<T> b) {
+    return {a.x + b.x, a.y + b.y};
+}
 template <class T>
-RADIANT_HD Vec2<T> operator-(Vec2<T> a, Vec2<T> b) { return {a.x - b.x, a.y - b.y}; }
+RADIANT_HD Vec2<T> operator-(Vec2<T> a, Vec2<T> b) {
+    return {a.x - b.x, a.y - b.y};
+}
 template <class T>
-RADIANT_HD Vec2<T> operator*(T s, Vec2<T> a) { return {s * a.x, s * a.y}; }
+RADIANT_HD Vec2<T> operator*(T s, Vec2<T> a) {
+    return {s * a.x, s * a.y};
+}
 
 // --- Vec3 ---
 template <class T>
-RADIANT_HD Vec3<T> operator+(Vec3<T> a, Vec3<T> b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+RADIANT_HD Vec3<T> operator+(Vec3<T> a, Vec3<T> b) {
+    return {a.x + b.x, a.y + b.y, a.z + b.z};
+}
 template <class T>
-RADIANT_HD Vec3<T> operator-(Vec3<T> a, Vec3<T> b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+RADIANT_HD Vec3<T> operator-(Vec3<T> a, Vec3<T> b) {
+    return {a.x - b.x, a.y - b.y, a.z - b.z};
+}
 template <class T>
-RADIANT_HD Vec3<T> operator-(Vec3<T> a) { return {-a.x, -a.y, -a.z}; }
+RADIANT_HD Vec3<T> operator-(Vec3<T> a) {
+    return {-a.x, -a.y, -a.z};
+}
 template <class T>
-RADIANT_HD Vec3<T> operator*(T s, Vec3<T> a) { return {s * a.x, s * a.y, s * a.z}; }
+RADIANT_HD Vec3<T> operator*(T s, Vec3<T> a) {
+    return {s * a.x, s * a.y, s * a.z};
+}
 template <class T>
-RADIANT_HD Vec3<T> operator*(Vec3<T> a, Vec3<T> b) { return {a.x * b.x, a.y * b.y, a.z * b.z}; }
+RADIANT_HD Vec3<T> operator*(Vec3<T> a, Vec3<T> b) {
+    return {a.x * b.x, a.y * b.y, a.z * b.z};
+}
 template <class T>
 RADIANT_HD Vec3<T>& operator+=(Vec3<T>& a, Vec3<T> b) {
     a.x += b.x;
@@ -80,15 +96,21 @@ RADIANT_HD Vec3<T>& operator+=(Vec3<T>& a, Vec3<T> b) {
     return a;
 }
 template <class T>
-RADIANT_HD T dot(Vec3<T> a, Vec3<T> b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+RADIANT_HD T dot(Vec3<T> a, Vec3<T> b) {
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
 template <class T>
 RADIANT_HD Vec3<T> cross(Vec3<T> a, Vec3<T> b) {
     return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
 template <class T>
-RADIANT_HD T length(Vec3<T> a) { return std::sqrt(dot(a, a)); }
+RADIANT_HD T length(Vec3<T> a) {
+    return std::sqrt(dot(a, a));
+}
 template <class T>
-RADIANT_HD Vec3<T> normalize(Vec3<T> a) { return (T(1) / length(a)) * a; }
+RADIANT_HD Vec3<T> normalize(Vec3<T> a) {
+    return (T(1) / length(a)) * a;
+}
 
 // d normalize(a) / da applied to v: (v − n (n·v)) / |a|.
 template <class T>
@@ -100,14 +122,17 @@ RADIANT_HD Vec3<T> normalize_vjp(Vec3<T> a, Vec3<T> v_n) {
 
 // --- Vec4 ---
 template <class T>
-RADIANT_HD T dot(Vec4<T> a, Vec4<T> b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+RADIANT_HD T dot(Vec4<T> a, Vec4<T> b) {
+    return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+}
 
 // --- Mat3 ---
 template <class T>
 RADIANT_HD Mat3<T> operator*(const Mat3<T>& a, const Mat3<T>& b) {
     Mat3<T> r;
     for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) r.m[i][j] = a.m[i][0] * b.m[0][j] + a.m[i][1] * b.m[1][j] + a.m[i][2] * b.m[2][j];
+        for (int j = 0; j < 3; ++j)
+            r.m[i][j] = a.m[i][0] * b.m[0][j] + a.m[i][1] * b.m[1][j] + a.m[i][2] * b.m[2][j];
     return r;
 }
 template <class T>
@@ -119,7 +144,8 @@ RADIANT_HD Mat3<T> operator+(const Mat3<T>& a, const Mat3<T>& b) {
 }
 template <class T>
 RADIANT_HD Vec3<T> operator*(const Mat3<T>& a, Vec3<T> v) {
-    return {a.m[0][0] * v.x + a.m[0][1] * v.y + a.m[0][2] * v.z, a.m[1][0] * v.x + a.m[1][1] * v.y + a.m[1][2] * v.z,
+    return {a.m[0][0] * v.x + a.m[0][1] * v.y + a.m[0][2] * v.z,
+            a.m[1][0] * v.x + a.m[1][1] * v.y + a.m[1][2] * v.z,
             a.m[2][0] * v.x + a.m[2][1] * v.y + a.m[2][2] * v.z};
 }
 template <class T>
@@ -138,7 +164,9 @@ RADIANT_HD Mat3<T> outer(Vec3<T> a, Vec3<T> b) {
 }
 
 template <class U, class T>
-RADIANT_HD Vec3<U> cast(Vec3<T> v) { return {U(v.x), U(v.y), U(v.z)}; }
+RADIANT_HD Vec3<U> cast(Vec3<T> v) {
+    return {U(v.x), U(v.y), U(v.z)};
+}
 template <class U, class T>
 RADIANT_HD Mat3<U> cast(const Mat3<T>& a) {
     Mat3<U> r;

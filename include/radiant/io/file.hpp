@@ -12,7 +12,8 @@ namespace radiant {
 std::string read_file(const std::string& path);
 
 // Calls `write` on a stream to a temporary file, then renames it to `path`. If `write` throws or the
-// stream fails, the temporary is removed, `path` is untouched, and IoError (or the original error) propagates.
+// stream fails, the temporary is removed, `path` is untouched, and IoError (or the original error)
+// propagates.
 void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& write);
 void write_file_atomic(const std::string& path, std::string_view bytes);
 

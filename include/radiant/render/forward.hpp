@@ -48,13 +48,13 @@ struct TileLists {
 template <class T>
 struct PixelTrace {
     TraceMode mode = TraceMode::replay;
-    int stride = 0;                       // trace mode: hits stored per pixel (= max_splat_steps)
-    std::vector<std::int32_t> n_hits;     // [H·W] hits composited
-    std::vector<std::int32_t> last_isect; // [H·W] one past the list position of the last hit
-    std::vector<T> final_T;               // [H·W] transmittance after the last hit
-    std::vector<std::int32_t> hit_gids;   // trace mode: [H·W, stride]
-    std::vector<T> hit_alphas;            // trace mode: [H·W, stride]
-    std::vector<T> hit_T;                 // trace mode: [H·W, stride] transmittance before the hit
+    int stride = 0;                        // trace mode: hits stored per pixel (= max_splat_steps)
+    std::vector<std::int32_t> n_hits;      // [H·W] hits composited
+    std::vector<std::int32_t> last_isect;  // [H·W] one past the list position of the last hit
+    std::vector<T> final_T;                // [H·W] transmittance after the last hit
+    std::vector<std::int32_t> hit_gids;    // trace mode: [H·W, stride]
+    std::vector<T> hit_alphas;             // trace mode: [H·W, stride]
+    std::vector<T> hit_T;                  // trace mode: [H·W, stride] transmittance before the hit
 };
 
 template <class T>

@@ -8,7 +8,8 @@
 namespace radiant::cpu {
 
 template <class T>
-void bin_and_sort(const Projected<T>& pr, const TileGrid& grid, const RenderSettings& settings, TileLists& lists) {
+void bin_and_sort(const Projected<T>& pr, const TileGrid& grid, const RenderSettings& settings,
+                  TileLists& lists) {
     const std::int64_t n = std::int64_t(pr.size());
     auto touches = [&](std::size_t g, int tx, int ty) {
         return footprint_touches_tile(pr.means2d[g], pr.conics[g], pr.extent_sq[g], tx, ty, grid.tile_size,
@@ -43,7 +44,8 @@ void bin_and_sort(const Projected<T>& pr, const TileGrid& grid, const RenderSett
         for (int ty = r.y0; ty < r.y1; ++ty)
             for (int tx = r.x0; tx < r.x1; ++tx)
                 if (touches(g, tx, ty)) {
-                    const std::uint64_t tile = std::uint64_t(ty) * std::uint64_t(grid.tiles_x) + std::uint64_t(tx);
+                    const std::uint64_t tile =
+                        std::uint64_t(ty) * std::uint64_t(grid.tiles_x) + std::uint64_t(tx);
                     items[pos++] = {(tile << 32) | depth_bits, std::int32_t(g)};
                 }
     }
@@ -61,7 +63,9 @@ void bin_and_sort(const Projected<T>& pr, const TileGrid& grid, const RenderSett
     }
 }
 
-template void bin_and_sort<float>(const Projected<float>&, const TileGrid&, const RenderSettings&, TileLists&);
-template void bin_and_sort<double>(const Projected<double>&, const TileGrid&, const RenderSettings&, TileLists&);
+template void bin_and_sort<float>(const Projected<float>&, const TileGrid&, const RenderSettings&,
+                                  TileLists&);
+template void bin_and_sort<double>(const Projected<double>&, const TileGrid&, const RenderSettings&,
+                                   TileLists&);
 
 }  // namespace radiant::cpu

@@ -8,8 +8,8 @@
 namespace radiant::cpu {
 
 template <class T>
-void project_ewa(const SceneT<T>& scene, const Camera& camera, const RenderSettings& settings, const TileGrid& grid,
-                 Projected<T>& out) {
+void project_ewa(const SceneT<T>& scene, const Camera& camera, const RenderSettings& settings,
+                 const TileGrid& grid, Projected<T>& out) {
     const std::int64_t n = std::int64_t(scene.size());
     out.means2d.assign(std::size_t(n), {});
     out.conics.assign(std::size_t(n), {});
@@ -40,7 +40,8 @@ void project_ewa(const SceneT<T>& scene, const Camera& camera, const RenderSetti
         const T k2 = footprint_extent_sq(opacity, T(settings.alpha_cutoff), T(settings.radius_scale));
         if (!(k2 > T(0))) continue;
         const Vec2<T> mean2d = project_pinhole(cam, p);
-        const TileRect rect = footprint_tile_bounds(mean2d, cov2d, k2, grid.width, grid.height, grid.tile_size);
+        const TileRect rect =
+            footprint_tile_bounds(mean2d, cov2d, k2, grid.width, grid.height, grid.tile_size);
         if (rect.empty()) continue;
         out.means2d[g] = mean2d;
         out.conics[g] = conic;
@@ -56,7 +57,7 @@ void project_ewa(const SceneT<T>& scene, const Camera& camera, const RenderSetti
 
 template void project_ewa<float>(const SceneT<float>&, const Camera&, const RenderSettings&, const TileGrid&,
                                  Projected<float>&);
-template void project_ewa<double>(const SceneT<double>&, const Camera&, const RenderSettings&, const TileGrid&,
-                                  Projected<double>&);
+template void project_ewa<double>(const SceneT<double>&, const Camera&, const RenderSettings&,
+                                  const TileGrid&, Projected<double>&);
 
 }  // namespace radiant::cpu

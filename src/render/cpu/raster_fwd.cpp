@@ -5,8 +5,8 @@
 namespace radiant::cpu {
 
 template <class T>
-void raster_fwd(const Projected<T>& pr, const TileLists& lists, const TileGrid& grid, const RenderSettings& settings,
-                ForwardResult<T>& out) {
+void raster_fwd(const Projected<T>& pr, const TileLists& lists, const TileGrid& grid,
+                const RenderSettings& settings, ForwardResult<T>& out) {
     const int w = grid.width, h = grid.height;
     const std::size_t n_pix = std::size_t(w) * std::size_t(h);
     out.rgb = Image<T>(w, h, 3);
@@ -44,8 +44,8 @@ void raster_fwd(const Projected<T>& pr, const TileLists& lists, const TileGrid& 
                     if (max_steps > 0 && n_hits == max_steps) break;
                     const std::size_t g = std::size_t(lists.isect_gids[std::size_t(i)]);
                     T alpha;
-                    if (!splat_alpha(pr.conics[g], centre - pr.means2d[g], pr.opacities[g], pr.extent_sq[g], cutoff,
-                                     alpha))
+                    if (!splat_alpha(pr.conics[g], centre - pr.means2d[g], pr.opacities[g], pr.extent_sq[g],
+                                     cutoff, alpha))
                         continue;
                     const T next = trans * (T(1) - alpha);
                     if (next < threshold) break;  // as Inria 3DGS: this hit is not composited
@@ -74,9 +74,9 @@ void raster_fwd(const Projected<T>& pr, const TileLists& lists, const TileGrid& 
     }
 }
 
-template void raster_fwd<float>(const Projected<float>&, const TileLists&, const TileGrid&, const RenderSettings&,
-                                ForwardResult<float>&);
-template void raster_fwd<double>(const Projected<double>&, const TileLists&, const TileGrid&, const RenderSettings&,
-                                 ForwardResult<double>&);
+template void raster_fwd<float>(const Projected<float>&, const TileLists&, const TileGrid&,
+                                const RenderSettings&, ForwardResult<float>&);
+template void raster_fwd<double>(const Projected<double>&, const TileLists&, const TileGrid&,
+                                 const RenderSettings&, ForwardResult<double>&);
 
 }  // namespace radiant::cpu

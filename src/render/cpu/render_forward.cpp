@@ -6,12 +6,13 @@
 namespace radiant::cpu {
 
 template <class T>
-ForwardResult<T> render_forward(const SceneT<T>& scene, const Camera& camera, const RenderSettings& settings) {
+ForwardResult<T> render_forward(const SceneT<T>& scene, const Camera& camera,
+                                const RenderSettings& settings) {
     validate(settings);
     validate(camera, camera.name.empty() ? "camera" : "camera " + camera.name);
     const std::size_t n = scene.size(), k = std::size_t(scene.sh_coeffs());
-    RADIANT_CHECK(scene.means.size() == 3 * n && scene.log_scales.size() == 3 * n && scene.quats.size() == 4 * n &&
-                      scene.sh.size() == 3 * k * n,
+    RADIANT_CHECK(scene.means.size() == 3 * n && scene.log_scales.size() == 3 * n &&
+                      scene.quats.size() == 4 * n && scene.sh.size() == 3 * k * n,
                   fmt::format("scene arrays disagree with its {} Gaussians", n));
     ForwardResult<T> out;
     out.grid = TileGrid(camera.width, camera.height, settings.tile_size);
@@ -21,7 +22,9 @@ ForwardResult<T> render_forward(const SceneT<T>& scene, const Camera& camera, co
     return out;
 }
 
-template ForwardResult<float> render_forward<float>(const SceneT<float>&, const Camera&, const RenderSettings&);
-template ForwardResult<double> render_forward<double>(const SceneT<double>&, const Camera&, const RenderSettings&);
+template ForwardResult<float> render_forward<float>(const SceneT<float>&, const Camera&,
+                                                    const RenderSettings&);
+template ForwardResult<double> render_forward<double>(const SceneT<double>&, const Camera&,
+                                                      const RenderSettings&);
 
 }  // namespace radiant::cpu
