@@ -29,3 +29,27 @@ template <class T>
 ForwardResult<T> render_forward(const SceneT<T>& scene, const Camera& camera, const RenderSettings& settings);
 
 }  // namespace radiant::cpu
+
+#include "radiant/core/image.hpp"
+#include "radiant/render/grads.hpp"
+
+namespace radiant::cpu {
+
+// Raster backward from the forward's trace, never re-running the forward (DESIGN.md §1.6): walks each pixel's
+// hits back to front, in either trace mode, with ∂C/∂α_i = T_i (c_i − D_i) and ∂C/∂c_i = T_i α_i. v_rgb is
+// ∂L/∂C [H, W, 3]; loss_grad_clip (when > 0) clamps it per component first. Deterministic: each tile's
+// contributions are kept per (tile, Gaussian) pair and summed per Gaussian in list order.
+template <class T>
+RasterGrads<T> raster_bwd(const ForwardResult<T>& fwd, const Image<T>& v_rgb, const RenderSettings& settings);
+
+// Geometry backward (DESIGN.md §1.7): from the 2D gradients to every Scene parameter, analytically.
+template <class T>
+void project_ewa_bwd(const SceneT<T>& scene, const Camera& camera, const RenderSettings& settings,
+                     const ForwardResult<T>& fwd, const RasterGrads<T>& raster, SceneGradsT<T>& out);
+
+// raster_bwd then project_ewa_bwd.
+template <class T>
+SceneGradsT<T> render_backward(const SceneT<T>& scene, const Camera& camera, const RenderSettings& settings,
+                               const ForwardResult<T>& fwd, const Image<T>& v_rgb);
+
+}  // namespace radiant::cpu
