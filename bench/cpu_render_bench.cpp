@@ -68,7 +68,11 @@ void BM_Backward(benchmark::State& state) {
 }
 
 BENCHMARK(BM_Forward)->Args({10000, 256})->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Backward)->Args({10000, 256, 0})->Args({10000, 256, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Backward)
+    ->Args({10000, 256, 0})
+    ->Args({10000, 256, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace radiant

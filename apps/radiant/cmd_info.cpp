@@ -2,18 +2,31 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include "commands.hpp"
 #include "radiant/core/error.hpp"
+#include "radiant/io/dataset.hpp"
 #include "radiant/io/ply.hpp"
 
 namespace radiant::app {
 
 void add_info_command(CLI::App& app) {
-    auto* cmd = app.add_subcommand("info", "Describe a scene (.ply): count, SH degree, bounds, statistics");
+    auto* cmd =
+        app.add_subcommand("info", "Describe a scene (.ply) or a dataset folder (COLMAP, transforms.json)");
     auto path = std::make_shared<std::string>();
-    cmd->add_option("path", *path, "a 3DGS .ply file")->required();
-    cmd->callback([path] {
+    auto options = std::make_shared<DatasetOptions>();
+    cmd->add_option("path", *path, "a 3DGS .ply file or a dataset folder")->required();
+    cmd->add_option("--downscale", options->downscale, "dataset: image downscale factor")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    cmd->add_flag("--eval", options->eval, "dataset: hold out every --test-every-th image");
+    cmd->add_option("--test-every", options->test_every, "dataset: test split period")->capture_default_str();
+    cmd->callback([path, options] {
+        if (std::filesystem::is_directory(*path)) {
+            std::printf("%s", describe(open_dataset(*path, *options)).c_str());
+            return;
+        }
         const Scene scene = read_ply(*path);
         const SceneStats st = compute_stats(scene);
         std::printf("%s\n", fmt::format("file        {}\n"

@@ -54,7 +54,8 @@ Scene make_bench_scene(const BenchSceneOptions& o) {
         p = p + (0.005 * normal(rng)) * n;  // 5 mm normal noise
         for (int c = 0; c < 3; ++c) {
             s.means[3 * g + std::size_t(c)] = float(p[c]);
-            s.log_scales[3 * g + std::size_t(c)] = float(std::clamp(ls_mean + 0.5 * normal(rng), ls_lo, ls_hi));
+            s.log_scales[3 * g + std::size_t(c)] =
+                float(std::clamp(ls_mean + 0.5 * normal(rng), ls_lo, ls_hi));
         }
         Vec4<double> q{normal(rng), normal(rng), normal(rng), normal(rng)};
         const double inv = 1.0 / std::sqrt(dot(q, q));

@@ -18,8 +18,8 @@ TEST(Ewa, Cov2dMatchesProjectedSampleCovariance) {
     std::normal_distribution<double> n(0, 1);
     for (int trial = 0; trial < 4; ++trial) {
         const Vec3<double> mean{0.8 * n(rng), 0.6 * n(rng), 18 + n(rng)};
-        const Vec3<double> ls{std::log(0.02 + 0.02 * std::abs(n(rng))), std::log(0.01 + 0.03 * std::abs(n(rng))),
-                              std::log(0.03)};
+        const Vec3<double> ls{std::log(0.02 + 0.02 * std::abs(n(rng))),
+                              std::log(0.01 + 0.03 * std::abs(n(rng))), std::log(0.03)};
         const Vec4<double> q{n(rng), n(rng), n(rng), n(rng)};
         const Mat3<double> m = quat_to_rotmat(q) * Mat3<double>::diagonal(exp3(ls));
         const Mat3<double> cov_cam = cam.R * covariance(ls, q) * transpose(cam.R);

@@ -16,22 +16,38 @@ constexpr double kPi = std::numbers::pi;
 double closed_form(int k, double th, double ph) {
     const double st = std::sin(th), ct = std::cos(th), sp = std::sin(ph), cp = std::cos(ph);
     switch (k) {
-        case 0: return 0.5 * std::sqrt(1 / kPi);
-        case 1: return -std::sqrt(3 / (4 * kPi)) * st * sp;
-        case 2: return std::sqrt(3 / (4 * kPi)) * ct;
-        case 3: return -std::sqrt(3 / (4 * kPi)) * st * cp;
-        case 4: return 0.25 * std::sqrt(15 / kPi) * st * st * std::sin(2 * ph);
-        case 5: return -0.5 * std::sqrt(15 / kPi) * st * ct * sp;
-        case 6: return 0.25 * std::sqrt(5 / kPi) * (3 * ct * ct - 1);
-        case 7: return -0.5 * std::sqrt(15 / kPi) * st * ct * cp;
-        case 8: return 0.25 * std::sqrt(15 / kPi) * st * st * std::cos(2 * ph);
-        case 9: return -0.25 * std::sqrt(35 / (2 * kPi)) * st * st * st * std::sin(3 * ph);
-        case 10: return 0.25 * std::sqrt(105 / kPi) * st * st * ct * std::sin(2 * ph);
-        case 11: return -0.25 * std::sqrt(21 / (2 * kPi)) * st * (5 * ct * ct - 1) * sp;
-        case 12: return 0.25 * std::sqrt(7 / kPi) * (5 * ct * ct * ct - 3 * ct);
-        case 13: return -0.25 * std::sqrt(21 / (2 * kPi)) * st * (5 * ct * ct - 1) * cp;
-        case 14: return 0.25 * std::sqrt(105 / kPi) * st * st * ct * std::cos(2 * ph);
-        case 15: return -0.25 * std::sqrt(35 / (2 * kPi)) * st * st * st * std::cos(3 * ph);
+        case 0:
+            return 0.5 * std::sqrt(1 / kPi);
+        case 1:
+            return -std::sqrt(3 / (4 * kPi)) * st * sp;
+        case 2:
+            return std::sqrt(3 / (4 * kPi)) * ct;
+        case 3:
+            return -std::sqrt(3 / (4 * kPi)) * st * cp;
+        case 4:
+            return 0.25 * std::sqrt(15 / kPi) * st * st * std::sin(2 * ph);
+        case 5:
+            return -0.5 * std::sqrt(15 / kPi) * st * ct * sp;
+        case 6:
+            return 0.25 * std::sqrt(5 / kPi) * (3 * ct * ct - 1);
+        case 7:
+            return -0.5 * std::sqrt(15 / kPi) * st * ct * cp;
+        case 8:
+            return 0.25 * std::sqrt(15 / kPi) * st * st * std::cos(2 * ph);
+        case 9:
+            return -0.25 * std::sqrt(35 / (2 * kPi)) * st * st * st * std::sin(3 * ph);
+        case 10:
+            return 0.25 * std::sqrt(105 / kPi) * st * st * ct * std::sin(2 * ph);
+        case 11:
+            return -0.25 * std::sqrt(21 / (2 * kPi)) * st * (5 * ct * ct - 1) * sp;
+        case 12:
+            return 0.25 * std::sqrt(7 / kPi) * (5 * ct * ct * ct - 3 * ct);
+        case 13:
+            return -0.25 * std::sqrt(21 / (2 * kPi)) * st * (5 * ct * ct - 1) * cp;
+        case 14:
+            return 0.25 * std::sqrt(105 / kPi) * st * st * ct * std::cos(2 * ph);
+        case 15:
+            return -0.25 * std::sqrt(35 / (2 * kPi)) * st * st * st * std::cos(3 * ph);
     }
     return NAN;
 }
@@ -96,7 +112,8 @@ TEST(Sh, BasisGradientMatchesFiniteDifferences) {
         double ba[16], bb[16];
         sh_basis(3, a, ba);
         sh_basis(3, b, bb);
-        for (int k = 0; k < 16; ++k) EXPECT_NEAR(g[k][axis], (ba[k] - bb[k]) / (2 * h), 1e-8) << k << " " << axis;
+        for (int k = 0; k < 16; ++k)
+            EXPECT_NEAR(g[k][axis], (ba[k] - bb[k]) / (2 * h), 1e-8) << k << " " << axis;
     }
 }
 

@@ -13,7 +13,8 @@ Sym2<double> random_conic(std::mt19937& rng) {
     std::uniform_real_distribution<double> u(0, 1);
     double sa = 1 + 40 * u(rng), sb = 1 + 40 * u(rng), th = 6.3 * u(rng);
     double c = std::cos(th), s = std::sin(th);
-    Sym2<double> cov{c * c * sa * sa + s * s * sb * sb, c * s * (sa * sa - sb * sb), s * s * sa * sa + c * c * sb * sb};
+    Sym2<double> cov{c * c * sa * sa + s * s * sb * sb, c * s * (sa * sa - sb * sb),
+                     s * s * sa * sa + c * c * sb * sb};
     Sym2<double> conic;
     inverse(cov, conic);
     return conic;
@@ -58,7 +59,8 @@ TEST(Tiles, TileTestNeverMissesACoveredPixel) {
                 int tx = x / ts, ty = y / ts;
                 covered[std::size_t(ty * tiles_x + tx)] = 1;
                 ASSERT_TRUE(tx >= r.x0 && tx < r.x1 && ty >= r.y0 && ty < r.y1) << "pixel outside bounds";
-                ASSERT_TRUE(footprint_touches_tile(mean, conic, k2, tx, ty, ts, w, h)) << "covered tile missed";
+                ASSERT_TRUE(footprint_touches_tile(mean, conic, k2, tx, ty, ts, w, h))
+                    << "covered tile missed";
             }
         for (int ty = r.y0; ty < r.y1; ++ty)
             for (int tx = r.x0; tx < r.x1; ++tx) {

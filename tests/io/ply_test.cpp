@@ -2,12 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <bit>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "radiant/core/error.hpp"
 #include "radiant/io/file.hpp"
@@ -21,7 +21,8 @@ namespace fs = std::filesystem;
 void expect_bit_equal(const std::vector<float>& a, const std::vector<float>& b, const char* what) {
     ASSERT_EQ(a.size(), b.size()) << what;
     for (std::size_t i = 0; i < a.size(); ++i)
-        ASSERT_EQ(std::bit_cast<std::uint32_t>(a[i]), std::bit_cast<std::uint32_t>(b[i])) << what << "[" << i << "]";
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(a[i]), std::bit_cast<std::uint32_t>(b[i]))
+            << what << "[" << i << "]";
 }
 
 void expect_scene_bit_equal(const Scene& a, const Scene& b) {
@@ -63,16 +64,21 @@ std::vector<Variant> all_variants() {
             for (bool n : {false, true}) v.push_back({f, d, n});
     return v;
 }
-INSTANTIATE_TEST_SUITE_P(AllVariants, PlyRoundTrip, ::testing::ValuesIn(all_variants()), [](const auto& info) {
-    const Variant& v = info.param;
-    const char* f = v.format == PlyFormat::ascii ? "ascii" : v.format == PlyFormat::binary_little_endian ? "le" : "be";
-    return std::string(f) + "_sh" + std::to_string(v.degree) + (v.normals ? "_normals" : "");
-});
+INSTANTIATE_TEST_SUITE_P(AllVariants, PlyRoundTrip, ::testing::ValuesIn(all_variants()),
+                         [](const auto& info) {
+                             const Variant& v = info.param;
+                             const char* f = v.format == PlyFormat::ascii                  ? "ascii"
+                                             : v.format == PlyFormat::binary_little_endian ? "le"
+                                                                                           : "be";
+                             return std::string(f) + "_sh" + std::to_string(v.degree) +
+                                    (v.normals ? "_normals" : "");
+                         });
 
 TEST(Ply, ReadsByPropertyNameInAnyOrderAndIgnoresExtras) {
     const std::string text =
         "ply\nformat ascii 1.0\ncomment made by hand\nelement vertex 2\n"
-        "property float rot_3\nproperty float opacity\nproperty uchar red\nproperty float z\nproperty float y\n"
+        "property float rot_3\nproperty float opacity\nproperty uchar red\nproperty float z\nproperty float "
+        "y\n"
         "property float x\nproperty double scale_0\nproperty float scale_1\nproperty float scale_2\n"
         "property float f_dc_2\nproperty float f_dc_1\nproperty float f_dc_0\nproperty float rot_0\n"
         "property float rot_1\nproperty float rot_2\nelement face 0\nproperty list uchar int vertex_indices\n"
@@ -142,13 +148,15 @@ std::vector<BadCase> bad_cases() {
     c.push_back({"bad version", "ply\nformat ascii 2.0\nend_header\n", "version"});
     c.push_back({"bad keyword", "ply\nformat ascii 1.0\nelephant\nend_header\n", "unknown keyword"});
     c.push_back({"bad count", "ply\nformat ascii 1.0\nelement vertex -3\nend_header\n", "count"});
-    c.push_back({"bad type", "ply\nformat ascii 1.0\nelement vertex 1\nproperty flot x\nend_header\n", "type"});
+    c.push_back(
+        {"bad type", "ply\nformat ascii 1.0\nelement vertex 1\nproperty flot x\nend_header\n", "type"});
     c.push_back({"no vertex", "ply\nformat ascii 1.0\nelement face 0\nend_header\n", "no 'vertex'"});
-    c.push_back({"missing property", "ply\nformat ascii 1.0\nelement vertex 0\nproperty float x\nend_header\n",
-                 "no 'y'"});
+    c.push_back({"missing property",
+                 "ply\nformat ascii 1.0\nelement vertex 0\nproperty float x\nend_header\n", "no 'y'"});
     c.push_back({"wrong type", good_header(1, "binary_little_endian", "uchar") + std::string(53, '\0'),
                  "must be float or double"});
-    c.push_back({"truncated binary", good_header(3) + record(1) + record(2) + record(3).substr(0, 20), "truncated"});
+    c.push_back(
+        {"truncated binary", good_header(3) + record(1) + record(2) + record(3).substr(0, 20), "truncated"});
     c.push_back({"huge count", good_header(2000000000) + record(1), "truncated"});
     c.push_back({"nan", good_header(2) + record(1) + record(std::nanf("")), "vertex 1"});
     c.push_back({"inf", good_header(1) + record(INFINITY), "is inf"});
@@ -160,10 +168,13 @@ std::vector<BadCase> bad_cases() {
     c.push_back({"f_rest count", rest7 + record(1) + std::string(28, '\0'), "f_rest"});
     std::string ascii = good_header(2, "ascii");
     c.push_back({"ascii truncated", ascii + "1 0 0 0 0 0 0 -1 -1 -1 1 0 0 0\n", "truncated"});
-    c.push_back({"ascii short line", ascii + "1 0 0 0 0 0 0 -1 -1 -1 1 0 0 0\n100000000000000000000000000 2 3\n", "has 3 values"});
+    c.push_back({"ascii short line",
+                 ascii + "1 0 0 0 0 0 0 -1 -1 -1 1 0 0 0\n100000000000000000000000000 2 3\n",
+                 "has 3 values"});
     c.push_back({"ascii garbage", ascii + "1 0 0 0 0 0 0 -1 -1 -1 1 0 0 0\n1 0 0 0 0 0 0 -1 -1 -1 1 0 0 zz\n",
                  "not a number"});
-    c.push_back({"vertex list", "ply\nformat ascii 1.0\nelement vertex 1\nproperty list uchar float x\nend_header\n",
+    c.push_back({"vertex list",
+                 "ply\nformat ascii 1.0\nelement vertex 1\nproperty list uchar float x\nend_header\n",
                  "list"});
     return c;
 }
@@ -191,7 +202,8 @@ TEST(Ply, EveryTruncationOfAValidFileIsAnErrorOrAPrefix) {
         for (std::size_t n = 0; n < bytes.size(); ++n) {
             try {
                 Scene r = parse_ply(std::string_view(bytes).substr(0, n), "cut.ply");
-                // ascii cut inside the last number still parses to a (different) valid scene; never more vertices
+                // ascii cut inside the last number still parses to a (different) valid scene; never more
+                // vertices
                 EXPECT_EQ(r.size(), s.size());
                 EXPECT_EQ(f, PlyFormat::ascii);
             } catch (const IoError&) {

@@ -12,17 +12,19 @@ namespace {
 constexpr double kMaxRelError = 1e-5;
 constexpr int kSamples = 40;
 
-void expect_all_groups_pass(const test::GradientChecker& checker, const std::string& label, std::uint32_t seed) {
+void expect_all_groups_pass(const test::GradientChecker& checker, const std::string& label,
+                            std::uint32_t seed) {
     double worst = 0;
     std::string worst_group;
     for (const test::GroupError& e : checker.check_all(kSamples, seed)) {
-        EXPECT_GE(e.checked, std::min(kSamples, e.available) / 2) << label << " " << e.group << ": too many samples skipped (" << e.skipped
-                                           << ")";
+        EXPECT_GE(e.checked, std::min(kSamples, e.available) / 2)
+            << label << " " << e.group << ": too many samples skipped (" << e.skipped << ")";
         EXPECT_GT(e.fd_norm, 0) << label << " " << e.group << ": no gradient signal";
         EXPECT_LT(e.rel_error, kMaxRelError) << label << " " << e.group << " (checked " << e.checked << ")";
         if (e.rel_error > worst) worst = e.rel_error, worst_group = e.group;
     }
-    std::printf("[gradcheck] %-28s worst relative error %.3g (%s)\n", label.c_str(), worst, worst_group.c_str());
+    std::printf("[gradcheck] %-28s worst relative error %.3g (%s)\n", label.c_str(), worst,
+                worst_group.c_str());
 }
 
 struct RandomCase {
@@ -90,7 +92,7 @@ TEST(GradCheckNearCutoffs, AlphaJustBelowTheClamp) {
 TEST(GradCheckNearCutoffs, TransmittanceNearTheThreshold) {
     auto p = near_cutoff_problem(33, 200);
     for (double& l : p.scene.opacity_logits) l = std::abs(l) + 1.0;  // dense and opaque
-    p.settings.transmittance_threshold = 0.05;                      // many pixels stop early
+    p.settings.transmittance_threshold = 0.05;                       // many pixels stop early
     test::GradientChecker checker(p);
     expect_all_groups_pass(checker, "T_near_threshold", 33);
 }
@@ -175,7 +177,8 @@ TEST(GradDiscontinuities, BackgroundGradientIsFinalTransmittance) {
     const auto g = cpu::render_backward(p.scene, p.camera, p.settings, f, p.weights);
     Vec3<double> expect{};
     for (std::size_t pix = 0; pix < f.trace.final_T.size(); ++pix)
-        for (int c = 0; c < 3; ++c) expect[c] += f.trace.final_T[pix] * p.weights.data[3 * pix + std::size_t(c)];
+        for (int c = 0; c < 3; ++c)
+            expect[c] += f.trace.final_T[pix] * p.weights.data[3 * pix + std::size_t(c)];
     for (int c = 0; c < 3; ++c) EXPECT_NEAR(g.background[c], expect[c], 1e-10);
 }
 

@@ -144,10 +144,10 @@ TEST(TiledRaster, EmptySceneShowsTheBackground) {
 
 TEST(Projection, CullsBehindNearAndBeyondFarAndInvisibleOpacity) {
     SceneT<double> s = stack_scene(4);
-    s.means[2] = -1;              // 0: behind the camera
-    s.means[5] = 0.005;           // 1: before the near plane
-    s.means[8] = 50;              // 2: beyond far (set below)
-    s.opacity_logits[3] = -10;    // 3: opacity < 1/255
+    s.means[2] = -1;            // 0: behind the camera
+    s.means[5] = 0.005;         // 1: before the near plane
+    s.means[8] = 50;            // 2: beyond far (set below)
+    s.opacity_logits[3] = -10;  // 3: opacity < 1/255
     RenderSettings rs;
     rs.far_plane = 10;
     const ForwardResult<double> f = cpu::render_forward(s, centre_camera(), rs);

@@ -2,10 +2,10 @@
 // the colour that the Inria 3DGS SH formula gives for it.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <unistd.h>
 
 #include "radiant/io/file.hpp"
 #include "radiant/io/ply.hpp"
@@ -39,10 +39,12 @@ TEST(RenderPly, HandWrittenDegree3FileRendersTheExpectedColour) {
     double sh[3][16][3];
     for (int g = 0; g < 3; ++g)
         for (int k = 0; k < 16; ++k)
-            for (int c = 0; c < 3; ++c) sh[g][k][c] = 0.05 * std::sin(1.7 * k + 2.3 * c + 0.9 * g) + (k == 0 ? 0.3 : 0);
+            for (int c = 0; c < 3; ++c)
+                sh[g][k][c] = 0.05 * std::sin(1.7 * k + 2.3 * c + 0.9 * g) + (k == 0 ? 0.3 : 0);
 
     std::string bytes =
-        "ply\nformat binary_little_endian 1.0\ncomment written by hand, as gsplat/Inria do\nelement vertex 3\n"
+        "ply\nformat binary_little_endian 1.0\ncomment written by hand, as gsplat/Inria do\nelement vertex "
+        "3\n"
         "property float x\nproperty float y\nproperty float z\nproperty float nx\nproperty float ny\n"
         "property float nz\n";
     for (int i = 0; i < 3; ++i) bytes += "property float f_dc_" + std::to_string(i) + "\n";
@@ -68,7 +70,8 @@ TEST(RenderPly, HandWrittenDegree3FileRendersTheExpectedColour) {
         put(0.0);
         put(0.0);
     }
-    const auto dir = std::filesystem::temp_directory_path() / ("radiant_render_ply_" + std::to_string(::getpid()));
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("radiant_render_ply_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     const std::string path = (dir / "third_party.ply").string();
     write_file_atomic(path, bytes);

@@ -25,8 +25,8 @@ Image<T> brute_force_rgb(const Projected<T>& pr, int width, int height, const Re
             for (std::size_t g : order) {
                 if (s.max_splat_steps > 0 && hits == s.max_splat_steps) break;
                 T alpha;
-                if (!splat_alpha(pr.conics[g], Vec2<T>{T(x) + T(0.5), T(y) + T(0.5)} - pr.means2d[g], pr.opacities[g],
-                                 pr.extent_sq[g], T(s.alpha_cutoff), alpha))
+                if (!splat_alpha(pr.conics[g], Vec2<T>{T(x) + T(0.5), T(y) + T(0.5)} - pr.means2d[g],
+                                 pr.opacities[g], pr.extent_sq[g], T(s.alpha_cutoff), alpha))
                     continue;
                 T next = trans * (T(1) - alpha);
                 if (next < T(s.transmittance_threshold)) break;
@@ -34,7 +34,8 @@ Image<T> brute_force_rgb(const Projected<T>& pr, int width, int height, const Re
                 trans = next;
                 ++hits;
             }
-            for (int ch = 0; ch < 3; ++ch) img.at(x, y, ch) = c[ch] + trans * T(s.background[std::size_t(ch)]);
+            for (int ch = 0; ch < 3; ++ch)
+                img.at(x, y, ch) = c[ch] + trans * T(s.background[std::size_t(ch)]);
         }
     return img;
 }

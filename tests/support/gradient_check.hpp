@@ -63,7 +63,7 @@ struct GroupError {
 };
 
 class GradientChecker {
-public:
+  public:
     explicit GradientChecker(GradCheckProblem p, double step = 1e-6) : p_(std::move(p)), h_(step) {
         probe_ = p_.settings;
         probe_.trace_mode = TraceMode::trace;  // the probe renders record every hit for the signature
@@ -125,8 +125,8 @@ public:
         out.push_back(check("means", &SceneT<double>::means, grads_.means, samples, seed));
         out.push_back(check("log_scales", &SceneT<double>::log_scales, grads_.log_scales, samples, seed + 1));
         out.push_back(check("quats", &SceneT<double>::quats, grads_.quats, samples, seed + 2));
-        out.push_back(
-            check("opacity_logits", &SceneT<double>::opacity_logits, grads_.opacity_logits, samples, seed + 3));
+        out.push_back(check("opacity_logits", &SceneT<double>::opacity_logits, grads_.opacity_logits, samples,
+                            seed + 3));
         out.push_back(check("sh_dc", &SceneT<double>::sh, grads_.sh, samples, seed + 4,
                             [k](std::size_t i) { return (i / 3) % k == 0; }));
         if (k > 1)
@@ -135,8 +135,10 @@ public:
         return out;
     }
 
-private:
-    ForwardResult<double> render(const SceneT<double>& s) const { return cpu::render_forward(s, p_.camera, probe_); }
+  private:
+    ForwardResult<double> render(const SceneT<double>& s) const {
+        return cpu::render_forward(s, p_.camera, probe_);
+    }
 
     GradCheckProblem p_;
     double h_;

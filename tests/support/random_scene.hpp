@@ -11,7 +11,7 @@ namespace radiant::test {
 struct RandomSceneOptions {
     int count = 100;
     int sh_degree = 3;
-    double spread = 1.0;          // means uniform in [−spread, spread]³
+    double spread = 1.0;           // means uniform in [−spread, spread]³
     double log_scale_mean = -2.5;  // ~8 % of the spread
     double log_scale_sd = 0.4;
     double opacity_logit_sd = 1.5;
@@ -43,7 +43,8 @@ SceneT<T> random_scene(std::uint32_t seed, const RandomSceneOptions& o = {}) {
 }
 
 // A camera on a sphere of `distance` around the origin looking at it, with a random roll.
-inline Camera random_camera(std::uint32_t seed, int width, int height, double distance = 3.5, double fov = 55) {
+inline Camera random_camera(std::uint32_t seed, int width, int height, double distance = 3.5,
+                            double fov = 55) {
     std::mt19937 rng(seed);
     std::normal_distribution<double> normal(0.0, 1.0);
     Vec3<double> dir{normal(rng), normal(rng), normal(rng)};

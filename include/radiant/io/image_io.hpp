@@ -21,3 +21,27 @@ Image<std::uint8_t> decode_png(std::string_view bytes, const std::string& name);
 Image<std::uint8_t> to_u8(const Image<float>& image);
 
 }  // namespace radiant
+
+namespace radiant {
+
+// Baseline and progressive JPEG through libjpeg-turbo, decoded to RGB (gray stays 1 channel). EXIF
+// orientation is ignored, as COLMAP does.
+Image<std::uint8_t> decode_jpeg(std::string_view bytes, const std::string& name);
+
+// PNG or JPEG by content. Throws IoError for anything else.
+Image<std::uint8_t> decode_image(std::string_view bytes, const std::string& name);
+Image<std::uint8_t> read_image(const std::string& path);
+
+// Width and height from the file header only.
+struct ImageSize {
+    int width = 0, height = 0;
+};
+ImageSize read_image_size(const std::string& path);
+
+// Area-weighted resampling (each output pixel averages the input area it covers, partial pixels weighted).
+Image<std::uint8_t> resize_area(const Image<std::uint8_t>& image, int width, int height);
+
+// To 3 channels: gray replicated; alpha composited over `background` (0..1 per channel).
+Image<std::uint8_t> to_rgb(const Image<std::uint8_t>& image, const double background[3]);
+
+}  // namespace radiant

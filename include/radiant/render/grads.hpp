@@ -14,7 +14,7 @@ struct RasterGrads {
     std::vector<Vec2<T>> v_means2d;
     std::vector<Sym2<T>> v_conics;  // stored form: v_conics.b is ∂L/∂(the one stored off-diagonal)
     std::vector<Vec3<T>> v_colours;
-    std::vector<T> v_opacities;     // w.r.t. the activated opacity
+    std::vector<T> v_opacities;  // w.r.t. the activated opacity
     Vec3<T> v_background{};
 };
 
@@ -29,8 +29,8 @@ struct SceneGradsT {
     std::vector<T> sh;              // [N, K, 3]; coefficients above the active degree get 0
     // ‖∂L/∂mean2d‖ in normalised device units (pixels × (W/2, H/2)), the quantity Inria 3DGS thresholds
     // at 2e-4; 0 for Gaussians not visible in this view. Summed over steps by the trainer.
-    std::vector<T> mean2d_grad_norms;  // [N]
-    std::vector<std::uint8_t> visible; // [N] 1 when the Gaussian was visible in this view
+    std::vector<T> mean2d_grad_norms;   // [N]
+    std::vector<std::uint8_t> visible;  // [N] 1 when the Gaussian was visible in this view
     Vec3<T> background{};
 
     std::size_t size() const { return opacity_logits.size(); }

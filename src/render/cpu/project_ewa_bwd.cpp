@@ -52,8 +52,8 @@ void project_ewa_bwd(const SceneT<T>& scene, const Camera& camera, const RenderS
 
         // colour = SH(normalize(μ − camera centre))
         const Vec3<T> view = mean - centre;
-        const Vec3<T> v_dir =
-            sh_to_colour_vjp(degree, scene.sh_of(g), normalize(view), raster.v_colours[g], out.sh.data() + g * k * 3);
+        const Vec3<T> v_dir = sh_to_colour_vjp(degree, scene.sh_of(g), normalize(view), raster.v_colours[g],
+                                               out.sh.data() + g * k * 3);
         v_mean += normalize_vjp(view, v_dir);
 
         const T opacity = pr.opacities[g];
@@ -81,13 +81,15 @@ SceneGradsT<T> render_backward(const SceneT<T>& scene, const Camera& camera, con
 }
 
 template void project_ewa_bwd<float>(const SceneT<float>&, const Camera&, const RenderSettings&,
-                                     const ForwardResult<float>&, const RasterGrads<float>&, SceneGradsT<float>&);
+                                     const ForwardResult<float>&, const RasterGrads<float>&,
+                                     SceneGradsT<float>&);
 template void project_ewa_bwd<double>(const SceneT<double>&, const Camera&, const RenderSettings&,
                                       const ForwardResult<double>&, const RasterGrads<double>&,
                                       SceneGradsT<double>&);
 template SceneGradsT<float> render_backward<float>(const SceneT<float>&, const Camera&, const RenderSettings&,
                                                    const ForwardResult<float>&, const Image<float>&);
-template SceneGradsT<double> render_backward<double>(const SceneT<double>&, const Camera&, const RenderSettings&,
-                                                     const ForwardResult<double>&, const Image<double>&);
+template SceneGradsT<double> render_backward<double>(const SceneT<double>&, const Camera&,
+                                                     const RenderSettings&, const ForwardResult<double>&,
+                                                     const Image<double>&);
 
 }  // namespace radiant::cpu

@@ -26,7 +26,8 @@ T clip(T v, T limit) {
 }  // namespace
 
 template <class T>
-RasterGrads<T> raster_bwd(const ForwardResult<T>& fwd, const Image<T>& v_rgb, const RenderSettings& settings) {
+RasterGrads<T> raster_bwd(const ForwardResult<T>& fwd, const Image<T>& v_rgb,
+                          const RenderSettings& settings) {
     const Projected<T>& pr = fwd.projected;
     const TileLists& lists = fwd.lists;
     const PixelTrace<T>& tr = fwd.trace;
@@ -49,18 +50,21 @@ RasterGrads<T> raster_bwd(const ForwardResult<T>& fwd, const Image<T>& v_rgb, co
         // Trace mode stores Gaussian ids; find each one's position in this tile's list (it appears once).
         std::vector<std::pair<std::int32_t, std::int32_t>> by_gid;
         if (tr.mode == TraceMode::trace) {
-            for (std::int32_t i = start; i < end; ++i) by_gid.push_back({lists.isect_gids[std::size_t(i)], i});
+            for (std::int32_t i = start; i < end; ++i)
+                by_gid.push_back({lists.isect_gids[std::size_t(i)], i});
             std::sort(by_gid.begin(), by_gid.end());
         }
         auto position_of = [&](std::int32_t gid) {
-            auto it = std::lower_bound(by_gid.begin(), by_gid.end(), std::pair<std::int32_t, std::int32_t>{gid, 0});
+            auto it =
+                std::lower_bound(by_gid.begin(), by_gid.end(), std::pair<std::int32_t, std::int32_t>{gid, 0});
             return it->second;
         };
         Vec3<T> bg_acc{};
         for (int y = ty * ts; y < (ty + 1) * ts && y < h; ++y)
             for (int x = tx * ts; x < (tx + 1) * ts && x < w; ++x) {
                 const std::size_t pix = std::size_t(y) * std::size_t(w) + std::size_t(x);
-                const Vec3<T> v_c{clip(v_rgb.data[3 * pix], grad_clip), clip(v_rgb.data[3 * pix + 1], grad_clip),
+                const Vec3<T> v_c{clip(v_rgb.data[3 * pix], grad_clip),
+                                  clip(v_rgb.data[3 * pix + 1], grad_clip),
                                   clip(v_rgb.data[3 * pix + 2], grad_clip)};
                 bg_acc += tr.final_T[pix] * v_c;
                 const Vec2<T> centre{T(x) + T(0.5), T(y) + T(0.5)};
@@ -72,8 +76,8 @@ RasterGrads<T> raster_bwd(const ForwardResult<T>& fwd, const Image<T>& v_rgb, co
                     const Vec3<T> c = pr.colours[g];
                     pg.v_colour += (t_before * alpha) * v_c;
                     const T v_alpha = t_before * dot(c - behind, v_c);
-                    splat_alpha_vjp(pr.conics[g], centre - pr.means2d[g], pr.opacities[g], v_alpha, pg.v_conic,
-                                    pg.v_mean2d, pg.v_opacity);
+                    splat_alpha_vjp(pr.conics[g], centre - pr.means2d[g], pr.opacities[g], v_alpha,
+                                    pg.v_conic, pg.v_mean2d, pg.v_opacity);
                     behind = alpha * c + (T(1) - alpha) * behind;
                 };
                 if (tr.mode == TraceMode::trace) {
@@ -87,8 +91,8 @@ RasterGrads<T> raster_bwd(const ForwardResult<T>& fwd, const Image<T>& v_rgb, co
                     for (std::int32_t i = tr.last_isect[pix] - 1; i >= start; --i) {
                         const std::size_t g = std::size_t(lists.isect_gids[std::size_t(i)]);
                         T alpha;
-                        if (!splat_alpha(pr.conics[g], centre - pr.means2d[g], pr.opacities[g], pr.extent_sq[g],
-                                         cutoff, alpha))
+                        if (!splat_alpha(pr.conics[g], centre - pr.means2d[g], pr.opacities[g],
+                                         pr.extent_sq[g], cutoff, alpha))
                             continue;
                         trans = trans / (T(1) - alpha);
                         backprop(g, i, alpha, trans);
