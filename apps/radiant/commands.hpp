@@ -8,5 +8,6 @@ namespace radiant::app {
 void add_info_command(CLI::App& app);
 void add_render_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
+void add_train_command(CLI::App& app);  // train and eval
 
 }  // namespace radiant::app

@@ -11,11 +11,16 @@
 namespace radiant {
 
 ProgressLine::ProgressLine(std::string label, std::size_t total)
-    : label_(std::move(label)), total_(total), tty_(::isatty(2) == 1), start_(std::chrono::steady_clock::now()) {
+    : label_(std::move(label)),
+      total_(total),
+      tty_(::isatty(2) == 1),
+      start_(std::chrono::steady_clock::now()) {
     last_print_ = start_;
 }
 
-ProgressLine::~ProgressLine() { done(); }
+ProgressLine::~ProgressLine() {
+    done();
+}
 
 void ProgressLine::tick(std::size_t n) {
     const std::size_t c = count_ += n;

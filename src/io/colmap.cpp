@@ -22,9 +22,17 @@ struct ModelInfo {
 };
 // COLMAP's model ids and parameter counts (src/colmap/sensor/models.h).
 constexpr ModelInfo kModels[] = {
-    {"SIMPLE_PINHOLE", 0, 3}, {"PINHOLE", 1, 4},         {"SIMPLE_RADIAL", 2, 4},          {"RADIAL", 3, 5},
-    {"OPENCV", 4, 8},         {"OPENCV_FISHEYE", 5, 8},  {"FULL_OPENCV", 6, 12},           {"FOV", 7, 5},
-    {"SIMPLE_RADIAL_FISHEYE", 8, 4}, {"RADIAL_FISHEYE", 9, 5}, {"THIN_PRISM_FISHEYE", 10, 12},
+    {"SIMPLE_PINHOLE", 0, 3},
+    {"PINHOLE", 1, 4},
+    {"SIMPLE_RADIAL", 2, 4},
+    {"RADIAL", 3, 5},
+    {"OPENCV", 4, 8},
+    {"OPENCV_FISHEYE", 5, 8},
+    {"FULL_OPENCV", 6, 12},
+    {"FOV", 7, 5},
+    {"SIMPLE_RADIAL_FISHEYE", 8, 4},
+    {"RADIAL_FISHEYE", 9, 5},
+    {"THIN_PRISM_FISHEYE", 10, 12},
 };
 
 const ModelInfo* model_by_id(int id) {
@@ -40,7 +48,7 @@ const ModelInfo* model_by_name(const std::string& name) {
 
 // Little-endian cursor over a binary file; every read is bounds-checked.
 class Reader {
-public:
+  public:
     Reader(const std::string& bytes, const std::string& name) : b_(bytes), name_(name) {}
     template <class V>
     V get(const char* what) {
@@ -53,19 +61,21 @@ public:
     }
     std::string cstring(const char* what) {
         const std::size_t end = b_.find('\0', pos_);
-        if (end == std::string::npos) throw IoError(name_, fmt::format("truncated at byte {} (reading {})", pos_, what));
+        if (end == std::string::npos)
+            throw IoError(name_, fmt::format("truncated at byte {} (reading {})", pos_, what));
         std::string s = b_.substr(pos_, end - pos_);
         pos_ = end + 1;
         return s;
     }
     void skip(std::uint64_t n, const char* what) {
-        if (b_.size() - pos_ < n) throw IoError(name_, fmt::format("truncated at byte {} (skipping {})", pos_, what));
+        if (b_.size() - pos_ < n)
+            throw IoError(name_, fmt::format("truncated at byte {} (skipping {})", pos_, what));
         pos_ += std::size_t(n);
     }
     std::size_t remaining() const { return b_.size() - pos_; }
     std::size_t pos() const { return pos_; }
 
-private:
+  private:
     const std::string& b_;
     const std::string& name_;
     std::size_t pos_ = 0;
@@ -77,7 +87,8 @@ double finite(double v, const std::string& name, const std::string& what) {
 }
 
 // Non-comment, non-empty lines with their line numbers.
-std::vector<std::pair<std::size_t, std::string>> data_lines(const std::string& text, bool keep_empty = false) {
+std::vector<std::pair<std::size_t, std::string>> data_lines(const std::string& text,
+                                                            bool keep_empty = false) {
     std::vector<std::pair<std::size_t, std::string>> out;
     std::istringstream in(text);
     std::string line;
@@ -127,7 +138,8 @@ std::vector<ColmapCamera> parse_colmap_cameras_bin(const std::string& bytes, con
         c.width = int(w);
         c.height = int(h);
         for (int k = 0; k < m->params; ++k)
-            c.params.push_back(finite(r.get<double>("camera parameters"), name, fmt::format("camera {} parameter", c.id)));
+            c.params.push_back(
+                finite(r.get<double>("camera parameters"), name, fmt::format("camera {} parameter", c.id)));
         cams.push_back(std::move(c));
     }
     return cams;
@@ -164,7 +176,8 @@ std::vector<ColmapPoint> parse_colmap_points_bin(const std::string& bytes, const
     for (std::uint64_t i = 0; i < n; ++i) {
         ColmapPoint p;
         const auto id = r.get<std::uint64_t>("point id");
-        for (int k = 0; k < 3; ++k) p.xyz[k] = finite(r.get<double>("xyz"), name, fmt::format("point {}", id));
+        for (int k = 0; k < 3; ++k)
+            p.xyz[k] = finite(r.get<double>("xyz"), name, fmt::format("point {}", id));
         for (int k = 0; k < 3; ++k) p.rgb[std::size_t(k)] = r.get<std::uint8_t>("rgb");
         p.error = r.get<double>("error");
         const auto track = r.get<std::uint64_t>("track length");
@@ -187,12 +200,14 @@ std::vector<ColmapCamera> parse_colmap_cameras_txt(const std::string& text, cons
         c.width = parse_field<int>(in, name, line, "WIDTH");
         c.height = parse_field<int>(in, name, line, "HEIGHT");
         if (c.width <= 0 || c.height <= 0 || c.width > 65536 || c.height > 65536)
-            throw IoError(name, fmt::format("line {}: image size {}x{} is not in 1..65536", line, c.width, c.height));
+            throw IoError(
+                name, fmt::format("line {}: image size {}x{} is not in 1..65536", line, c.width, c.height));
         for (int k = 0; k < m->params; ++k)
             c.params.push_back(finite(parse_field<double>(in, name, line, "camera parameter"), name,
                                       fmt::format("line {}: parameter", line)));
         std::string extra;
-        if (in >> extra) throw IoError(name, fmt::format("line {}: too many parameters for {}", line, c.model));
+        if (in >> extra)
+            throw IoError(name, fmt::format("line {}: too many parameters for {}", line, c.model));
         cams.push_back(std::move(c));
     }
     return cams;
@@ -209,9 +224,11 @@ std::vector<ColmapImage> parse_colmap_images_txt(const std::string& text, const 
         ColmapImage im;
         im.id = parse_field<std::uint32_t>(in, name, line, "IMAGE_ID");
         for (int k = 0; k < 4; ++k)
-            im.qvec[k] = finite(parse_field<double>(in, name, line, "QW QX QY QZ"), name, fmt::format("line {}", line));
+            im.qvec[k] = finite(parse_field<double>(in, name, line, "QW QX QY QZ"), name,
+                                fmt::format("line {}", line));
         for (int k = 0; k < 3; ++k)
-            im.tvec[k] = finite(parse_field<double>(in, name, line, "TX TY TZ"), name, fmt::format("line {}", line));
+            im.tvec[k] =
+                finite(parse_field<double>(in, name, line, "TX TY TZ"), name, fmt::format("line {}", line));
         im.camera_id = parse_field<std::uint32_t>(in, name, line, "CAMERA_ID");
         std::getline(in >> std::ws, im.name);
         if (im.name.empty()) throw IoError(name, fmt::format("line {}: expected NAME", line));
@@ -228,10 +245,12 @@ std::vector<ColmapPoint> parse_colmap_points_txt(const std::string& text, const 
         ColmapPoint p;
         parse_field<std::uint64_t>(in, name, line, "POINT3D_ID");
         for (int k = 0; k < 3; ++k)
-            p.xyz[k] = finite(parse_field<double>(in, name, line, "X Y Z"), name, fmt::format("line {}", line));
+            p.xyz[k] =
+                finite(parse_field<double>(in, name, line, "X Y Z"), name, fmt::format("line {}", line));
         for (int k = 0; k < 3; ++k) {
             const int c = parse_field<int>(in, name, line, "R G B");
-            if (c < 0 || c > 255) throw IoError(name, fmt::format("line {}: colour {} is not in 0..255", line, c));
+            if (c < 0 || c > 255)
+                throw IoError(name, fmt::format("line {}: colour {} is not in 0..255", line, c));
             p.rgb[std::size_t(k)] = std::uint8_t(c);
         }
         p.error = parse_field<double>(in, name, line, "ERROR");
@@ -249,7 +268,8 @@ ColmapModel read_colmap_model(const std::string& model_dir) {
     const std::string ext = m.binary ? ".bin" : ".txt";
     for (const char* f : {"cameras", "images"})
         if (!fs::exists(d / (std::string(f) + ext), ec))
-            throw IoError((d / (std::string(f) + ext)).string(), "missing (a COLMAP model needs cameras, images, points3D)");
+            throw IoError((d / (std::string(f) + ext)).string(),
+                          "missing (a COLMAP model needs cameras, images, points3D)");
     const std::string cams = (d / ("cameras" + ext)).string(), ims = (d / ("images" + ext)).string(),
                       pts = (d / ("points3D" + ext)).string();
     if (m.binary) {
@@ -266,9 +286,11 @@ ColmapModel read_colmap_model(const std::string& model_dir) {
     for (const ColmapImage& im : m.images) {
         bool found = false;
         for (const ColmapCamera& c : m.cameras) found |= c.id == im.camera_id;
-        if (!found) throw IoError(ims, fmt::format("image '{}' refers to camera {}, which {} does not have", im.name,
-                                                   im.camera_id, cams));
-        if (dot(im.qvec, im.qvec) < 1e-12) throw IoError(ims, fmt::format("image '{}' has a zero rotation", im.name));
+        if (!found)
+            throw IoError(ims, fmt::format("image '{}' refers to camera {}, which {} does not have", im.name,
+                                           im.camera_id, cams));
+        if (dot(im.qvec, im.qvec) < 1e-12)
+            throw IoError(ims, fmt::format("image '{}' has a zero rotation", im.name));
     }
     return m;
 }
@@ -277,8 +299,8 @@ Camera colmap_intrinsics(const ColmapCamera& c, const std::string& where) {
     const ModelInfo* m = model_by_name(c.model);
     if (!m) throw IoError(where, fmt::format("unknown camera model '{}'", c.model));
     if (int(c.params.size()) != m->params)
-        throw IoError(where, fmt::format("camera {} ({}) has {} parameters, expected {}", c.id, c.model, c.params.size(),
-                                         m->params));
+        throw IoError(where, fmt::format("camera {} ({}) has {} parameters, expected {}", c.id, c.model,
+                                         c.params.size(), m->params));
     const auto& p = c.params;
     Camera cam;
     cam.width = c.width;
@@ -325,6 +347,8 @@ Camera colmap_intrinsics(const ColmapCamera& c, const std::string& where) {
     return cam;
 }
 
-Mat3<double> rotation_from_qvec(Vec4<double> q) { return quat_to_rotmat(q); }
+Mat3<double> rotation_from_qvec(Vec4<double> q) {
+    return quat_to_rotmat(q);
+}
 
 }  // namespace radiant

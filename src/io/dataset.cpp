@@ -13,6 +13,7 @@
 #include "radiant/core/progress.hpp"
 #include "radiant/io/colmap.hpp"
 #include "radiant/io/image_io.hpp"
+#include "radiant/io/ply.hpp"
 #include "radiant/io/transforms_json.hpp"
 #include "radiant/io/undistort.hpp"
 
@@ -33,7 +34,9 @@ Camera scaled(const Camera& c, int w, int h) {
     return s;
 }
 
-int downscaled(int size, int factor) { return std::max(1, int(std::lround(double(size) / factor))); }
+int downscaled(int size, int factor) {
+    return std::max(1, int(std::lround(double(size) / factor)));
+}
 
 void open_colmap(const std::string& model_dir, Dataset& ds) {
     const ColmapModel m = read_colmap_model(model_dir);
@@ -52,7 +55,8 @@ void open_colmap(const std::string& model_dir, Dataset& ds) {
         v.name = im.name;
         v.image_path = (image_dir / im.name).string();
         if (!fs::exists(v.image_path, ec)) {
-            ds.warnings.push_back(fmt::format("image {} of the COLMAP model is missing; skipped", v.image_path));
+            ds.warnings.push_back(
+                fmt::format("image {} of the COLMAP model is missing; skipped", v.image_path));
             continue;
         }
         Camera cam = cams.at(im.camera_id);
@@ -64,14 +68,16 @@ void open_colmap(const std::string& model_dir, Dataset& ds) {
         v.source_height = size.height;
         if (has_scaled) {
             // images_N were written by another tool with its own rounding: accept ±1 pixel of N× smaller.
-            if (std::abs(size.width - double(cam.width) / n) > 1.01 || std::abs(size.height - double(cam.height) / n) > 1.01)
-                throw IoError(v.image_path, fmt::format("is {}x{}, but camera {} is {}x{} and the folder says 1/{}",
-                                                        size.width, size.height, im.camera_id, cam.width, cam.height, n));
+            if (std::abs(size.width - double(cam.width) / n) > 1.01 ||
+                std::abs(size.height - double(cam.height) / n) > 1.01)
+                throw IoError(v.image_path,
+                              fmt::format("is {}x{}, but camera {} is {}x{} and the folder says 1/{}",
+                                          size.width, size.height, im.camera_id, cam.width, cam.height, n));
             cam = scaled(cam, size.width, size.height);
         } else {
             if (size.width != cam.width || size.height != cam.height)
-                throw IoError(v.image_path, fmt::format("is {}x{}, but its camera {} is {}x{}", size.width, size.height,
-                                                        im.camera_id, cam.width, cam.height));
+                throw IoError(v.image_path, fmt::format("is {}x{}, but its camera {} is {}x{}", size.width,
+                                                        size.height, im.camera_id, cam.width, cam.height));
             if (n > 1) cam = scaled(cam, downscaled(cam.width, n), downscaled(cam.height, n));
         }
         v.source_camera = cam;
@@ -100,7 +106,8 @@ void open_transforms(const std::string& dir, Dataset& ds) {
             cam.height = size.height;
         }
         if (cam.fx == 0) {
-            if (!(f.camera_angle_x > 0)) throw IoError(v.image_path, "frame has neither fl_x nor camera_angle_x");
+            if (!(f.camera_angle_x > 0))
+                throw IoError(v.image_path, "frame has neither fl_x nor camera_angle_x");
             cam.fx = 0.5 * cam.width / std::tan(0.5 * f.camera_angle_x);
         }
         if (cam.fy == 0) cam.fy = cam.fx;
@@ -109,13 +116,22 @@ void open_transforms(const std::string& dir, Dataset& ds) {
             cam.cy = 0.5 * cam.height;
         }
         if (size.width != cam.width || size.height != cam.height)
-            throw IoError(v.image_path, fmt::format("is {}x{}, but transforms.json says {}x{}", size.width, size.height,
-                                                    cam.width, cam.height));
+            throw IoError(v.image_path, fmt::format("is {}x{}, but transforms.json says {}x{}", size.width,
+                                                    size.height, cam.width, cam.height));
         const int n = ds.options.downscale;
         if (n > 1) cam = scaled(cam, downscaled(cam.width, n), downscaled(cam.height, n));
         v.source_camera = cam;
         v.test = f.split == "test";
         ds.views.push_back(std::move(v));
+    }
+    for (const char* name : {"points3D.ply", "points3d.ply"}) {  // Inria 3DGS's initial points, when present
+        const fs::path p = fs::path(dir) / name;
+        std::error_code ec;
+        if (!fs::exists(p, ec)) continue;
+        const PointCloud pc = read_point_cloud_ply(p.string());
+        ds.points = pc.points;
+        ds.point_colours = pc.colours;
+        break;
     }
     if (t.layout == "nerf-synthetic") {
         if (!ds.options.eval)
@@ -130,13 +146,17 @@ void open_transforms(const std::string& dir, Dataset& ds) {
 }  // namespace
 
 std::size_t Dataset::train_count() const {
-    return std::size_t(std::count_if(views.begin(), views.end(), [](const DatasetView& v) { return !v.test; }));
+    return std::size_t(
+        std::count_if(views.begin(), views.end(), [](const DatasetView& v) { return !v.test; }));
 }
-std::size_t Dataset::test_count() const { return views.size() - train_count(); }
+std::size_t Dataset::test_count() const {
+    return views.size() - train_count();
+}
 
 Dataset open_dataset(const std::string& dir, const DatasetOptions& options) {
     if (options.downscale < 1) throw Error(fmt::format("downscale {} must be at least 1", options.downscale));
-    if (options.test_every < 2) throw Error(fmt::format("test_every {} must be at least 2", options.test_every));
+    if (options.test_every < 2)
+        throw Error(fmt::format("test_every {} must be at least 2", options.test_every));
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) throw IoError(dir, "not a dataset folder");
     Dataset ds;
@@ -145,11 +165,13 @@ Dataset open_dataset(const std::string& dir, const DatasetOptions& options) {
     const std::string model = find_colmap_model(dir);
     if (!model.empty())
         open_colmap(model, ds);
-    else if (fs::exists(fs::path(dir) / "transforms.json", ec) || fs::exists(fs::path(dir) / "transforms_train.json", ec))
+    else if (fs::exists(fs::path(dir) / "transforms.json", ec) ||
+             fs::exists(fs::path(dir) / "transforms_train.json", ec))
         open_transforms(dir, ds);
     else
-        throw IoError(dir, "no dataset found (expected sparse/0/cameras.bin or .txt, transforms.json or "
-                           "transforms_train.json)");
+        throw IoError(dir,
+                      "no dataset found (expected sparse/0/cameras.bin or .txt, transforms.json or "
+                      "transforms_train.json)");
     if (ds.views.empty()) throw IoError(dir, "no usable images");
     std::stable_sort(ds.views.begin(), ds.views.end(),
                      [](const DatasetView& a, const DatasetView& b) { return a.name < b.name; });
@@ -196,7 +218,8 @@ std::vector<Image<std::uint8_t>> load_images(const Dataset& ds) {
                 img = resize_area(img, v.source_camera.width, v.source_camera.height);
             if (v.source_camera.model != CameraModel::pinhole && ds.options.undistort) {
                 const Camera& c = v.source_camera;
-                std::vector<double> key{double(c.width), double(c.height), c.fx, c.fy, c.cx, c.cy, double(c.model)};
+                std::vector<double> key{double(c.width), double(c.height), c.fx, c.fy, c.cx, c.cy,
+                                        double(c.model)};
                 key.insert(key.end(), c.distortion.begin(), c.distortion.end());
                 const UndistortMap* map;
                 {
@@ -228,21 +251,23 @@ std::string describe(const Dataset& ds) {
         std::string d = to_string(c.model);
         if (!c.distortion.empty()) {
             d += " (";
-            for (std::size_t i = 0; i < c.distortion.size(); ++i) d += fmt::format("{}{:.4g}", i ? " " : "", c.distortion[i]);
+            for (std::size_t i = 0; i < c.distortion.size(); ++i)
+                d += fmt::format("{}{:.4g}", i ? " " : "", c.distortion[i]);
             d += ")";
         }
         models[fmt::format("{}  fx {:.1f} fy {:.1f} cx {:.1f} cy {:.1f}", d, c.fx, c.fy, c.cx, c.cy)]++;
         sizes[fmt::format("{}x{}", c.width, c.height)]++;
     }
-    s += fmt::format("images      {} ({} train, {} test{})\n", ds.views.size(), ds.train_count(), ds.test_count(),
-                     ds.options.eval ? fmt::format(", every {}th held out", ds.options.test_every) : ", --eval off");
+    s += fmt::format(
+        "images      {} ({} train, {} test{})\n", ds.views.size(), ds.train_count(), ds.test_count(),
+        ds.options.eval ? fmt::format(", every {}th held out", ds.options.test_every) : ", --eval off");
     for (const auto& [size, count] : sizes) s += fmt::format("image size  {} ({} images)\n", size, count);
     for (const auto& [model, count] : models) s += fmt::format("camera      {} ({} images)\n", model, count);
     if (ds.options.undistort && ds.views.front().source_camera.model != CameraModel::pinhole)
         s += "undistort   to an ideal pinhole with the same intrinsics (ewa)\n";
     s += fmt::format("points      {}\n", ds.points.size());
-    s += fmt::format("extent      {:.4f} (camera centre {:.3f} {:.3f} {:.3f})\n", ds.extent, ds.centre.x, ds.centre.y,
-                     ds.centre.z);
+    s += fmt::format("extent      {:.4f} (camera centre {:.3f} {:.3f} {:.3f})\n", ds.extent, ds.centre.x,
+                     ds.centre.y, ds.centre.z);
     if (!ds.warnings.empty())  // each was logged when the dataset was opened
         s += fmt::format("warnings    {} (see above)\n", ds.warnings.size());
     return s;

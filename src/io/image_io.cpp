@@ -12,10 +12,16 @@
 namespace radiant {
 namespace {
 
-bool is_png(std::string_view b) { return b.size() >= 8 && std::memcmp(b.data(), "\x89PNG\r\n\x1a\n", 8) == 0; }
-bool is_jpeg(std::string_view b) { return b.size() >= 3 && std::memcmp(b.data(), "\xff\xd8\xff", 3) == 0; }
+bool is_png(std::string_view b) {
+    return b.size() >= 8 && std::memcmp(b.data(), "\x89PNG\r\n\x1a\n", 8) == 0;
+}
+bool is_jpeg(std::string_view b) {
+    return b.size() >= 3 && std::memcmp(b.data(), "\xff\xd8\xff", 3) == 0;
+}
 
-std::uint32_t be32(const unsigned char* p) { return std::uint32_t(p[0]) << 24 | p[1] << 16 | p[2] << 8 | p[3]; }
+std::uint32_t be32(const unsigned char* p) {
+    return std::uint32_t(p[0]) << 24 | p[1] << 16 | p[2] << 8 | p[3];
+}
 
 }  // namespace
 
@@ -25,7 +31,9 @@ Image<std::uint8_t> decode_image(std::string_view bytes, const std::string& name
     throw IoError(name, "not a PNG or JPEG image");
 }
 
-Image<std::uint8_t> read_image(const std::string& path) { return decode_image(read_file(path), path); }
+Image<std::uint8_t> read_image(const std::string& path) {
+    return decode_image(read_file(path), path);
+}
 
 ImageSize read_image_size(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -53,7 +61,8 @@ ImageSize read_image_size(const std::string& path) {
             const std::size_t len = std::size_t(b[p + 2]) << 8 | b[p + 3];
             if (m >= 0xc0 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc) {
                 if (p + 9 > head.size()) throw IoError(path, "truncated JPEG header");
-                return {int(std::size_t(b[p + 7]) << 8 | b[p + 8]), int(std::size_t(b[p + 5]) << 8 | b[p + 6])};
+                return {int(std::size_t(b[p + 7]) << 8 | b[p + 8]),
+                        int(std::size_t(b[p + 5]) << 8 | b[p + 6])};
             }
             if (len < 2) throw IoError(path, "corrupt JPEG marker length");
             p += 2 + len;
@@ -100,7 +109,8 @@ Image<std::uint8_t> to_rgb(const Image<std::uint8_t>& in, const double backgroun
         const double a = alpha ? s[in.channels - 1] / 255.0 : 1.0;
         for (int c = 0; c < 3; ++c) {
             const double v = in.channels >= 3 ? s[c] : s[0];
-            out.data[3 * p + std::size_t(c)] = std::uint8_t(std::lround(a * v + (1 - a) * 255.0 * background[c]));
+            out.data[3 * p + std::size_t(c)] =
+                std::uint8_t(std::lround(a * v + (1 - a) * 255.0 * background[c]));
         }
     }
     return out;

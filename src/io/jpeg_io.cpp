@@ -41,7 +41,8 @@ Image<std::uint8_t> decode_jpeg(std::string_view bytes, const std::string& name)
         throw IoError(name, fmt::format("corrupt JPEG: {}", err.message));
     }
     jpeg_create_decompress(&cinfo);
-    jpeg_mem_src(&cinfo, reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<unsigned long>(bytes.size()));
+    jpeg_mem_src(&cinfo, reinterpret_cast<const unsigned char*>(bytes.data()),
+                 static_cast<unsigned long>(bytes.size()));
     jpeg_read_header(&cinfo, TRUE);
     cinfo.out_color_space = cinfo.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_start_decompress(&cinfo);
@@ -49,7 +50,8 @@ Image<std::uint8_t> decode_jpeg(std::string_view bytes, const std::string& name)
         jpeg_destroy_decompress(&cinfo);
         throw IoError(name, "JPEG larger than 65536 pixels on a side");
     }
-    img = Image<std::uint8_t>(int(cinfo.output_width), int(cinfo.output_height), int(cinfo.output_components));
+    img =
+        Image<std::uint8_t>(int(cinfo.output_width), int(cinfo.output_height), int(cinfo.output_components));
     const std::size_t stride = std::size_t(img.width) * std::size_t(img.channels);
     while (cinfo.output_scanline < cinfo.output_height) {
         JSAMPROW row = img.data.data() + std::size_t(cinfo.output_scanline) * stride;

@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <vector>
 
 #include "radiant/core/error.hpp"
@@ -253,6 +255,70 @@ Layout resolve_layout(const Element& v, const std::string& name) {
 }
 
 }  // namespace
+
+PointCloud read_point_cloud_ply(const std::string& path) {
+    const std::string bytes = read_file(path);
+    const Header h = parse_header(bytes, path);
+    if (h.elements.empty() || h.elements[0].name != "vertex")
+        throw IoError(path, "expected the 'vertex' element first");
+    const Element& v = h.elements[0];
+    if (v.has_list) throw IoError(path, "vertex element has list properties");
+    auto find = [&](const char* n) {
+        for (std::size_t i = 0; i < v.properties.size(); ++i)
+            if (v.properties[i].name == n) return int(i);
+        return -1;
+    };
+    const int ix = find("x"), iy = find("y"), iz = find("z"), ir = find("red"), ig = find("green"),
+              ib = find("blue");
+    if (ix < 0 || iy < 0 || iz < 0) throw IoError(path, "point cloud needs x, y and z properties");
+    const bool colour = ir >= 0 && ig >= 0 && ib >= 0;
+    const std::size_t data = bytes.size() - std::min(bytes.size(), h.data_offset);
+    const std::size_t min_record = h.format == PlyFormat::ascii ? 2 * v.properties.size() : v.record_size;
+    if (v.count > data / std::max<std::size_t>(1, min_record))
+        throw IoError(path, fmt::format("truncated: {} points declared, the data holds fewer", v.count));
+    PointCloud pc;
+    const bool swap =
+        (h.format == PlyFormat::binary_big_endian) == (std::endian::native == std::endian::little);
+    std::istringstream ascii(h.format == PlyFormat::ascii ? std::string(bytes.substr(h.data_offset))
+                                                          : std::string());
+    std::vector<double> rec(v.properties.size());
+    for (std::uint64_t g = 0; g < v.count; ++g) {
+        if (h.format == PlyFormat::ascii) {
+            for (double& r : rec)
+                if (!(ascii >> r))
+                    throw IoError(path, fmt::format("point {}: expected {} numbers", g, rec.size()));
+        } else {
+            const char* base = bytes.data() + h.data_offset + g * v.record_size;
+            for (std::size_t p = 0; p < rec.size(); ++p)
+                rec[p] = read_binary(base + v.properties[p].offset, v.properties[p].type, swap);
+        }
+        const Vec3<float> p{float(rec[std::size_t(ix)]), float(rec[std::size_t(iy)]),
+                            float(rec[std::size_t(iz)])};
+        if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z))
+            throw IoError(path, fmt::format("point {} is not finite", g));
+        pc.points.push_back(p);
+        auto c8 = [&](int i) { return std::uint8_t(std::clamp(rec[std::size_t(i)], 0.0, 255.0)); };
+        pc.colours.push_back(colour ? std::array<std::uint8_t, 3>{c8(ir), c8(ig), c8(ib)}
+                                    : std::array<std::uint8_t, 3>{128, 128, 128});
+    }
+    return pc;
+}
+
+void write_point_cloud_ply(const std::string& path, const PointCloud& pc) {
+    std::string out = fmt::format(
+        "ply\nformat binary_little_endian 1.0\nelement vertex {}\nproperty float x\n"
+        "property float y\nproperty float z\nproperty uchar red\nproperty uchar green\n"
+        "property uchar blue\nend_header\n",
+        pc.points.size());
+    for (std::size_t i = 0; i < pc.points.size(); ++i) {
+        for (int k = 0; k < 3; ++k) {
+            const float f = pc.points[i][k];
+            out.append(reinterpret_cast<const char*>(&f), 4);
+        }
+        for (int k = 0; k < 3; ++k) out += char(pc.colours[i][std::size_t(k)]);
+    }
+    write_file_atomic(path, out);
+}
 
 Scene parse_ply(std::string_view bytes, const std::string& name) {
     const Header h = parse_header(bytes, name);

@@ -40,7 +40,8 @@ void read_intrinsics(const json& j, const std::string& where, Camera& cam, doubl
     if (j.contains("w")) cam.width = int(std::lround(number(j, "w", where)));
     if (j.contains("h")) cam.height = int(std::lround(number(j, "h", where)));
     if (j.contains("k4") || j.contains("is_fisheye"))
-        throw IoError(where, "fisheye / k4 distortion in transforms.json is not supported (k1 k2 p1 p2 k3 are)");
+        throw IoError(where,
+                      "fisheye / k4 distortion in transforms.json is not supported (k1 k2 p1 p2 k3 are)");
     const char* keys[] = {"k1", "k2", "p1", "p2", "k3"};  // radiant's opencv order
     bool any = false;
     for (const char* k : keys) any |= j.contains(k);
@@ -65,14 +66,17 @@ void read_frames(const std::string& json_path, const std::string& split, Transfo
         const std::string where = fmt::format("{}: frame {}", json_path, i);
         if (!f.is_object() || !f.contains("file_path") || !f["file_path"].is_string())
             throw IoError(where, "missing 'file_path'");
-        if (!f.contains("transform_matrix") || !f["transform_matrix"].is_array() || f["transform_matrix"].size() < 3)
+        if (!f.contains("transform_matrix") || !f["transform_matrix"].is_array() ||
+            f["transform_matrix"].size() < 3)
             throw IoError(where, "'transform_matrix' must be a 4×4 (or 3×4) list of rows");
         double c2w[3][4];
         for (int r = 0; r < 3; ++r) {
             const json& row = f["transform_matrix"][std::size_t(r)];
-            if (!row.is_array() || row.size() != 4) throw IoError(where, "'transform_matrix' rows must have 4 numbers");
+            if (!row.is_array() || row.size() != 4)
+                throw IoError(where, "'transform_matrix' rows must have 4 numbers");
             for (int c = 0; c < 4; ++c) {
-                if (!row[std::size_t(c)].is_number()) throw IoError(where, "'transform_matrix' must hold numbers");
+                if (!row[std::size_t(c)].is_number())
+                    throw IoError(where, "'transform_matrix' must hold numbers");
                 c2w[r][c] = row[std::size_t(c)].get<double>();
                 if (!std::isfinite(c2w[r][c])) throw IoError(where, "'transform_matrix' is not finite");
             }
@@ -114,7 +118,8 @@ void opengl_c2w_to_camera(const double c2w[3][4], Camera& cam) {
         r_c2w.m[i][2] = -c2w[i][2];
     }
     // Orthonormalise (poses in the wild carry scale or rounding) by Gram–Schmidt on the columns.
-    Vec3<double> x{r_c2w.m[0][0], r_c2w.m[1][0], r_c2w.m[2][0]}, y{r_c2w.m[0][1], r_c2w.m[1][1], r_c2w.m[2][1]};
+    Vec3<double> x{r_c2w.m[0][0], r_c2w.m[1][0], r_c2w.m[2][0]},
+        y{r_c2w.m[0][1], r_c2w.m[1][1], r_c2w.m[2][1]};
     x = normalize(x);
     y = normalize(y - dot(x, y) * x);
     const Vec3<double> z = cross(x, y);
@@ -144,8 +149,9 @@ TransformsDataset read_transforms_dataset(const std::string& dir) {
         throw IoError(dir, "no transforms.json or transforms_train.json");
     }
     if (out.frames.empty())
-        throw IoError((d / (out.layout == "nerf-synthetic" ? "transforms_train.json" : "transforms.json")).string(),
-                      "no frame has an image");
+        throw IoError(
+            (d / (out.layout == "nerf-synthetic" ? "transforms_train.json" : "transforms.json")).string(),
+            "no frame has an image");
     return out;
 }
 

@@ -23,12 +23,14 @@ UndistortMap make_undistort_map(const Camera& distorted) {
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
             const std::size_t i = std::size_t(y) * std::size_t(w) + std::size_t(x);
-            const Vec2<double> p{(x + 0.5 - distorted.cx) / distorted.fx, (y + 0.5 - distorted.cy) / distorted.fy};
+            const Vec2<double> p{(x + 0.5 - distorted.cx) / distorted.fx,
+                                 (y + 0.5 - distorted.cy) / distorted.fy};
             const Vec2<double> pd = distort(d, p);
             const double sx = distorted.fx * pd.x + distorted.cx, sy = distorted.fy * pd.y + distorted.cy;
             m.source_xy[2 * i] = float(sx);
             m.source_xy[2 * i + 1] = float(sy);
-            const bool ok = std::isfinite(sx) && std::isfinite(sy) && sx >= 0 && sy >= 0 && sx <= w && sy <= h;
+            const bool ok =
+                std::isfinite(sx) && std::isfinite(sy) && sx >= 0 && sy >= 0 && sx <= w && sy <= h;
             m.valid[i] = ok;
             invalid += !ok;
         }

@@ -53,8 +53,8 @@ Scene initial_scene(const Dataset& ds, const InitOptions& o) {
         pts[i] = centre + half * Vec3<float>{u(rng), u(rng), u(rng)};
         cols[i] = {std::uint8_t(colour(rng)), std::uint8_t(colour(rng)), std::uint8_t(colour(rng))};
     }
-    log_info("initialising {} random Gaussians in a cube of half-size {:.3f} (the dataset has no points)", pts.size(),
-             half);
+    log_info("initialising {} random Gaussians in a cube of half-size {:.3f} (the dataset has no points)",
+             pts.size(), half);
     return scene_from_points(pts, cols, o);
 }
 

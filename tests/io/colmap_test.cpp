@@ -25,19 +25,59 @@ std::vector<ModelCase> model_cases() {
     return {
         {{1, 0, "SIMPLE_PINHOLE", 640, 480, {500, 320, 240}}, 500, 500, 320, 240, CameraModel::pinhole, {}},
         {{2, 1, "PINHOLE", 640, 480, {500, 510, 321, 241}}, 500, 510, 321, 241, CameraModel::pinhole, {}},
-        {{3, 2, "SIMPLE_RADIAL", 640, 480, {500, 320, 240, 0.1}}, 500, 500, 320, 240, CameraModel::opencv,
+        {{3, 2, "SIMPLE_RADIAL", 640, 480, {500, 320, 240, 0.1}},
+         500,
+         500,
+         320,
+         240,
+         CameraModel::opencv,
          {0.1, 0, 0, 0}},
-        {{4, 3, "RADIAL", 640, 480, {500, 320, 240, 0.1, -0.02}}, 500, 500, 320, 240, CameraModel::opencv,
+        {{4, 3, "RADIAL", 640, 480, {500, 320, 240, 0.1, -0.02}},
+         500,
+         500,
+         320,
+         240,
+         CameraModel::opencv,
          {0.1, -0.02, 0, 0}},
-        {{5, 4, "OPENCV", 640, 480, {500, 510, 321, 241, 0.1, -0.02, 0.001, 0.002}}, 500, 510, 321, 241,
-         CameraModel::opencv, {0.1, -0.02, 0.001, 0.002}},
-        {{6, 6, "FULL_OPENCV", 640, 480, {500, 510, 321, 241, 0.1, -0.02, 0.001, 0.002, 0.003, 0.01, 0.02, 0.03}},
-         500, 510, 321, 241, CameraModel::opencv, {0.1, -0.02, 0.001, 0.002, 0.003, 0.01, 0.02, 0.03}},
-        {{7, 5, "OPENCV_FISHEYE", 640, 480, {300, 310, 321, 241, 0.1, -0.02, 0.003, -0.001}}, 300, 310, 321, 241,
-         CameraModel::fisheye, {0.1, -0.02, 0.003, -0.001}},
-        {{8, 8, "SIMPLE_RADIAL_FISHEYE", 640, 480, {300, 320, 240, 0.05}}, 300, 300, 320, 240, CameraModel::fisheye,
+        {{5, 4, "OPENCV", 640, 480, {500, 510, 321, 241, 0.1, -0.02, 0.001, 0.002}},
+         500,
+         510,
+         321,
+         241,
+         CameraModel::opencv,
+         {0.1, -0.02, 0.001, 0.002}},
+        {{6,
+          6,
+          "FULL_OPENCV",
+          640,
+          480,
+          {500, 510, 321, 241, 0.1, -0.02, 0.001, 0.002, 0.003, 0.01, 0.02, 0.03}},
+         500,
+         510,
+         321,
+         241,
+         CameraModel::opencv,
+         {0.1, -0.02, 0.001, 0.002, 0.003, 0.01, 0.02, 0.03}},
+        {{7, 5, "OPENCV_FISHEYE", 640, 480, {300, 310, 321, 241, 0.1, -0.02, 0.003, -0.001}},
+         300,
+         310,
+         321,
+         241,
+         CameraModel::fisheye,
+         {0.1, -0.02, 0.003, -0.001}},
+        {{8, 8, "SIMPLE_RADIAL_FISHEYE", 640, 480, {300, 320, 240, 0.05}},
+         300,
+         300,
+         320,
+         240,
+         CameraModel::fisheye,
          {0.05, 0, 0, 0}},
-        {{9, 9, "RADIAL_FISHEYE", 640, 480, {300, 320, 240, 0.05, 0.01}}, 300, 300, 320, 240, CameraModel::fisheye,
+        {{9, 9, "RADIAL_FISHEYE", 640, 480, {300, 320, 240, 0.05, 0.01}},
+         300,
+         300,
+         320,
+         240,
+         CameraModel::fisheye,
          {0.05, 0.01, 0, 0}},
     };
 }
@@ -45,7 +85,8 @@ std::vector<ModelCase> model_cases() {
 std::vector<test::FixtureImage> fixture_images(std::uint32_t cameras) {
     std::vector<test::FixtureImage> ims;
     for (std::uint32_t i = 0; i < cameras; ++i)
-        ims.push_back({100 + i, {0.9, 0.1, -0.3, 0.2}, {0.5, -1.0, 3.0 + i}, i + 1, fmt::format("img_{:02d}.png", i)});
+        ims.push_back(
+            {100 + i, {0.9, 0.1, -0.3, 0.2}, {0.5, -1.0, 3.0 + i}, i + 1, fmt::format("img_{:02d}.png", i)});
     return ims;
 }
 
@@ -141,8 +182,10 @@ TEST(Colmap, BadInput) {
     };
     // unknown model, by id and by name; a model radiant cannot use
     FixtureCamera bad{1, 99, "X", 10, 10, {}};
-    expect_error([&] { parse_colmap_cameras_bin(test::cameras_bin({bad}), "cameras.bin"); }, "unknown camera model id 99");
-    expect_error([] { parse_colmap_cameras_txt("1 KANNALA 10 10 1 2 3\n", "cameras.txt"); }, "unknown camera model 'KANNALA'");
+    expect_error([&] { parse_colmap_cameras_bin(test::cameras_bin({bad}), "cameras.bin"); },
+                 "unknown camera model id 99");
+    expect_error([] { parse_colmap_cameras_txt("1 KANNALA 10 10 1 2 3\n", "cameras.txt"); },
+                 "unknown camera model 'KANNALA'");
     expect_error([] { parse_colmap_cameras_txt("1 PINHOLE 10 10 1 2 3\n", "cameras.txt"); }, "line 1");
     expect_error([] { parse_colmap_cameras_txt("1 PINHOLE 10 10 1 2 3 4 5\n", "cameras.txt"); }, "too many");
     expect_error([] { parse_colmap_cameras_txt("1 PINHOLE 0 10 1 2 3 4\n", "cameras.txt"); }, "image size");

@@ -37,9 +37,13 @@ void write_colmap_dataset(const test::TempDir& dir, int n, bool scaled_folder) {
     for (int i = 0; i < n; ++i) {
         const double a = 2 * M_PI * i / n;
         // qvec identity, camera centre c = −t: on a circle of radius 2 in x–z
-        ims.push_back({std::uint32_t(i + 1), {1, 0, 0, 0}, {-2 * std::cos(a), 0, -2 * std::sin(a)}, 1,
+        ims.push_back({std::uint32_t(i + 1),
+                       {1, 0, 0, 0},
+                       {-2 * std::cos(a), 0, -2 * std::sin(a)},
+                       1,
                        fmt::format("{:03d}.jpg", i)});
-        test::write_bytes((dir / fmt::format("images/{:03d}.jpg", i)).string(), test::encode_jpeg(gradient_image(64, 48)));
+        test::write_bytes((dir / fmt::format("images/{:03d}.jpg", i)).string(),
+                          test::encode_jpeg(gradient_image(64, 48)));
     }
     if (scaled_folder) {
         std::filesystem::create_directories(dir / "images_2");
@@ -168,9 +172,12 @@ void check_straight_lines(const Camera& distorted) {
         Image<std::uint8_t> photo(w, h, 1);
         for (int y = 0; y < h; ++y)
             for (int x = 0; x < w; ++x) {
-                Vec2<double> pd{(x + 0.5 - distorted.cx) / distorted.fx, (y + 0.5 - distorted.cy) / distorted.fy}, p;
+                Vec2<double> pd{(x + 0.5 - distorted.cx) / distorted.fx,
+                                (y + 0.5 - distorted.cy) / distorted.fy},
+                    p;
                 ASSERT_TRUE(undistort(d, pd, p));
-                const double u = axis == 0 ? distorted.fx * p.x + distorted.cx : distorted.fy * p.y + distorted.cy;
+                const double u =
+                    axis == 0 ? distorted.fx * p.x + distorted.cx : distorted.fy * p.y + distorted.cy;
                 photo.at(x, y) = std::uint8_t(std::lround(127.5 + 120 * std::sin(2 * M_PI * u / period)));
             }
         const UndistortMap map = make_undistort_map(distorted);
@@ -192,8 +199,8 @@ void check_straight_lines(const Camera& distorted) {
                 worst = std::max(worst, std::abs(u - k * period / 2));
                 ++crossings;
             }
-        std::printf("[undistort] %s axis %d: %d crossings, worst %.4f px\n", to_string(distorted.model), axis, crossings,
-                    worst);
+        std::printf("[undistort] %s axis %d: %d crossings, worst %.4f px\n", to_string(distorted.model), axis,
+                    crossings, worst);
         EXPECT_GT(crossings, 100);
         EXPECT_LT(worst, 0.05) << "axis " << axis << " model " << to_string(distorted.model);
     }

@@ -44,9 +44,9 @@ TEST(Transforms, OpenGlPoseBecomesOpenCvWorldToCamera) {
     validate(cam, "converted");
     const auto p = pinhole_params<double>(cam);
     const Vec3<double> origin = world_to_camera(p, Vec3<double>{0, 0, 0});
-    EXPECT_NEAR(origin.z, 4.0, 1e-12);  // in front
+    EXPECT_NEAR(origin.z, 4.0, 1e-12);                                  // in front
     const Vec3<double> up = world_to_camera(p, Vec3<double>{0, 1, 0});  // GL world +y is up
-    EXPECT_LT(up.y, 0);  // OpenCV image y points down
+    EXPECT_LT(up.y, 0);                                                 // OpenCV image y points down
     EXPECT_NEAR(cam.centre().z, 4.0, 1e-12);
 }
 
@@ -54,12 +54,13 @@ TEST(Transforms, NerfSyntheticLayout) {
     test::TempDir dir;
     std::filesystem::create_directories(dir / "train");
     std::filesystem::create_directories(dir / "test");
-    for (int i = 0; i < 3; ++i) write_rgba_png((dir / fmt::format("train/r_{}.png", i)).string(), 20, 16, 128);
+    for (int i = 0; i < 3; ++i)
+        write_rgba_png((dir / fmt::format("train/r_{}.png", i)).string(), 20, 16, 128);
     write_rgba_png((dir / "test/r_0.png").string(), 20, 16, 0);
     const double angle = 0.6911112070083618;
     test::write_bytes((dir / "transforms_train.json").string(),
-                      fmt::format(R"({{"camera_angle_x": {}, "frames": [{}, {}, {}]}})", angle, frame("./train/r_0"),
-                                  frame("./train/r_1"), frame("./train/r_2")));
+                      fmt::format(R"({{"camera_angle_x": {}, "frames": [{}, {}, {}]}})", angle,
+                                  frame("./train/r_0"), frame("./train/r_1"), frame("./train/r_2")));
     test::write_bytes((dir / "transforms_test.json").string(),
                       fmt::format(R"({{"camera_angle_x": {}, "frames": [{}]}})", angle, frame("./test/r_0")));
     DatasetOptions o;
@@ -87,11 +88,12 @@ TEST(Transforms, InstantNgpLayoutWithDistortionOverridesAndMissingImages) {
     for (int i = 0; i < 3; ++i) write_rgba_png((dir / fmt::format("images/{}.png", i)).string(), 30, 20, 255);
     test::write_bytes(
         (dir / "transforms.json").string(),
-        fmt::format(R"({{"fl_x": 40, "fl_y": 41, "cx": 15.5, "cy": 9.5, "w": 30, "h": 20, "k1": 0.05, "k2": -0.01,
+        fmt::format(
+            R"({{"fl_x": 40, "fl_y": 41, "cx": 15.5, "cy": 9.5, "w": 30, "h": 20, "k1": 0.05, "k2": -0.01,
                         "p1": 0.001, "p2": -0.002, "aabb_scale": 4,
                         "frames": [{}, {}, {}, {}]}})",
-                    frame("images/0.png"), frame("images/1.png"), frame("images/missing.png"),
-                    R"({"file_path": "images/2.png", "fl_x": 44,
+            frame("images/0.png"), frame("images/1.png"), frame("images/missing.png"),
+            R"({"file_path": "images/2.png", "fl_x": 44,
                         "transform_matrix": [[1,0,0,1],[0,1,0,0],[0,0,1,4],[0,0,0,1]]})"));
     const Dataset ds = open_dataset(dir.str());
     EXPECT_EQ(ds.format, "instant-ngp");
@@ -122,10 +124,12 @@ TEST(Transforms, BadInput) {
     expect_error("{", "invalid JSON");
     expect_error(R"({"frames": 3})", "'frames'");
     expect_error(R"({"frames": [{"transform_matrix": []}]})", "file_path");
-    expect_error(R"({"frames": [{"file_path": "a.png", "transform_matrix": [[1,0,0]]}]})", "transform_matrix");
+    expect_error(R"({"frames": [{"file_path": "a.png", "transform_matrix": [[1,0,0]]}]})",
+                 "transform_matrix");
     expect_error(R"({"fl_x": "big", "frames": []})", "'fl_x'");
-    expect_error(R"({"frames": [{"file_path": "a.png", "transform_matrix": [[1,0,0,0],[0,1,0,0],[0,0,1,0]]}]})",
-                 "no frame has an image");
+    expect_error(
+        R"({"frames": [{"file_path": "a.png", "transform_matrix": [[1,0,0,0],[0,1,0,0],[0,0,1,0]]}]})",
+        "no frame has an image");
 }
 
 }  // namespace

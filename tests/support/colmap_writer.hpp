@@ -29,7 +29,7 @@ struct FixturePoint {
 };
 
 class Bytes {
-public:
+  public:
     template <class V>
     Bytes& put(V v) {
         s.append(reinterpret_cast<const char*>(&v), sizeof v);
@@ -42,7 +42,10 @@ inline std::string cameras_bin(const std::vector<FixtureCamera>& cams) {
     Bytes b;
     b.put<std::uint64_t>(cams.size());
     for (const auto& c : cams) {
-        b.put<std::uint32_t>(c.id).put<std::int32_t>(c.model_id).put<std::uint64_t>(c.width).put<std::uint64_t>(c.height);
+        b.put<std::uint32_t>(c.id)
+            .put<std::int32_t>(c.model_id)
+            .put<std::uint64_t>(c.width)
+            .put<std::uint64_t>(c.height);
         for (double p : c.params) b.put(p);
     }
     return b.s;
@@ -85,8 +88,9 @@ inline std::string cameras_txt(const std::vector<FixtureCamera>& cams) {
 inline std::string images_txt(const std::vector<FixtureImage>& ims) {
     std::string s = "# Image list with two lines of data per image:\n";
     for (const auto& im : ims)
-        s += fmt::format("{} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {} {}\n0 20 1 10 20 -1\n", im.id,
-                         im.q[0], im.q[1], im.q[2], im.q[3], im.t[0], im.t[1], im.t[2], im.camera_id, im.name);
+        s += fmt::format(
+            "{} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {:.17g} {} {}\n0 20 1 10 20 -1\n", im.id,
+            im.q[0], im.q[1], im.q[2], im.q[3], im.t[0], im.t[1], im.t[2], im.camera_id, im.name);
     return s;
 }
 inline std::string points_txt(const std::vector<FixturePoint>& pts) {

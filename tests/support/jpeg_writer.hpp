@@ -27,8 +27,9 @@ inline std::string encode_jpeg(const Image<std::uint8_t>& img, int quality = 95)
     jpeg_set_quality(&c, quality, TRUE);
     jpeg_start_compress(&c, TRUE);
     while (c.next_scanline < c.image_height) {
-        JSAMPROW row = const_cast<JSAMPROW>(img.data.data() + std::size_t(c.next_scanline) * std::size_t(img.width) *
-                                                                  std::size_t(img.channels));
+        JSAMPROW row =
+            const_cast<JSAMPROW>(img.data.data() + std::size_t(c.next_scanline) * std::size_t(img.width) *
+                                                       std::size_t(img.channels));
         jpeg_write_scanlines(&c, &row, 1);
     }
     jpeg_finish_compress(&c);

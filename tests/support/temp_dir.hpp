@@ -9,7 +9,7 @@
 namespace radiant::test {
 
 class TempDir {
-public:
+  public:
     TempDir() {
         static std::atomic<int> counter{0};
         path_ = std::filesystem::temp_directory_path() /
@@ -21,7 +21,7 @@ public:
     std::filesystem::path operator/(const std::string& p) const { return path_ / p; }
     std::string str() const { return path_.string(); }
 
-private:
+  private:
     std::filesystem::path path_;
 };
 

@@ -8,16 +8,16 @@
 namespace radiant {
 
 class KdTree {
-public:
+  public:
     explicit KdTree(std::vector<Vec3<float>> points);
 
     // Squared distances to the k nearest other points of point i (excluding itself), ascending.
     std::vector<float> nearest_sq(std::size_t i, int k) const;
     std::size_t size() const { return points_.size(); }
 
-private:
+  private:
     struct Node {
-        int axis;     // -1: leaf
+        int axis;  // -1: leaf
         float split;
         std::size_t begin, end;  // leaf range in order_
         int left, right;

@@ -10,13 +10,13 @@
 namespace radiant {
 
 class ProgressLine {
-public:
+  public:
     ProgressLine(std::string label, std::size_t total);
     ~ProgressLine();
     void tick(std::size_t n = 1);
     void done();
 
-private:
+  private:
     void print(std::size_t count, bool final);
     std::string label_;
     std::size_t total_;

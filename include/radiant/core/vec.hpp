@@ -176,3 +176,10 @@ RADIANT_HD Mat3<U> cast(const Mat3<T>& a) {
 }
 
 }  // namespace radiant
+
+namespace radiant {
+template <class U = double, class T>
+RADIANT_HD Vec4<U> cast_quat(Vec4<T> q) {
+    return {U(q.x), U(q.y), U(q.z), U(q.w)};
+}
+}  // namespace radiant

@@ -13,18 +13,18 @@
 namespace radiant {
 
 struct DatasetOptions {
-    int downscale = 1;         // images_N for COLMAP when present, else an area-filtered resize
-    bool eval = false;         // hold out a test split; off: every image trains
-    int test_every = 8;        // test split = every Nth image in name order (index % N == 0)
-    bool undistort = true;     // `ewa`: resample distorted cameras to an ideal pinhole
+    int downscale = 1;      // images_N for COLMAP when present, else an area-filtered resize
+    bool eval = false;      // hold out a test split; off: every image trains
+    int test_every = 8;     // test split = every Nth image in name order (index % N == 0)
+    bool undistort = true;  // `ewa`: resample distorted cameras to an ideal pinhole
     std::array<double, 3> background{0, 0, 0};  // composited under RGBA images
 };
 
 struct DatasetView {
-    std::string name;        // image file name
+    std::string name;  // image file name
     std::string image_path;
-    Camera camera;           // at the loaded resolution; pinhole when undistorted
-    Camera source_camera;    // as stored (distorted), at the loaded resolution
+    Camera camera;                            // at the loaded resolution; pinhole when undistorted
+    Camera source_camera;                     // as stored (distorted), at the loaded resolution
     int source_width = 0, source_height = 0;  // size of the file on disk
     bool test = false;
 };
@@ -33,7 +33,7 @@ struct Dataset {
     std::string root;
     std::string format;  // "colmap (binary)", "colmap (text)", "nerf-synthetic", "instant-ngp"
     DatasetOptions options;
-    std::vector<DatasetView> views;  // sorted by name
+    std::vector<DatasetView> views;   // sorted by name
     std::vector<Vec3<float>> points;  // initialisation points (COLMAP points3D), may be empty
     std::vector<std::array<std::uint8_t, 3>> point_colours;
     Vec3<double> centre{};  // mean camera centre

@@ -11,9 +11,9 @@
 namespace radiant {
 
 struct TransformsFrame {
-    std::string image_path;  // resolved, absolute or relative to the process
-    std::string name;        // file name, for ordering and reports
-    Camera camera;           // width/height 0 when the file does not say (read from the image)
+    std::string image_path;     // resolved, absolute or relative to the process
+    std::string name;           // file name, for ordering and reports
+    Camera camera;              // width/height 0 when the file does not say (read from the image)
     double camera_angle_x = 0;  // NeRF-synthetic: focal from the image width
     std::string split;          // "train", "test", "val" or "" (instant-ngp)
 };

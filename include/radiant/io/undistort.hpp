@@ -11,9 +11,9 @@
 namespace radiant {
 
 struct UndistortMap {
-    Camera pinhole;                  // the ideal camera of the output
-    std::vector<float> source_xy;    // [H, W, 2] continuous source pixel coordinates (centres at +0.5)
-    std::vector<std::uint8_t> valid; // [H, W]
+    Camera pinhole;                   // the ideal camera of the output
+    std::vector<float> source_xy;     // [H, W, 2] continuous source pixel coordinates (centres at +0.5)
+    std::vector<std::uint8_t> valid;  // [H, W]
     std::size_t invalid_pixels = 0;
 };
 

@@ -1,0 +1,97 @@
+// `radiant train` and `radiant eval`.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "commands.hpp"
+#include "radiant/core/error.hpp"
+#include "radiant/io/file.hpp"
+#include "radiant/train/trainer.hpp"
+
+namespace radiant::app {
+
+void add_train_command(CLI::App& app) {
+    struct Args {
+        TrainConfig c;
+        std::string config_file, resume;
+    };
+    auto a = std::make_shared<Args>();
+    TrainConfig& c = a->c;
+    auto* cmd = app.add_subcommand("train", "Train a scene from posed images (COLMAP or transforms.json)");
+    cmd->add_option("-d,--data", c.data, "dataset folder");
+    cmd->add_option("-o,--output", c.output, "output folder")->capture_default_str();
+    cmd->add_option("--config", a->config_file, "JSON file with the same keys as OUT/config.json; flags win");
+    cmd->add_option("--resume", a->resume, "continue the run in this output folder from its last checkpoint");
+    cmd->add_option("--steps", c.steps, "training steps")->capture_default_str();
+    cmd->add_option("--downscale", c.downscale, "image downscale factor")->capture_default_str();
+    cmd->add_flag("--eval", c.eval, "hold out every --test-every-th image for testing");
+    cmd->add_option("--test-every", c.test_every, "test split period")->capture_default_str();
+    cmd->add_option("--strategy", c.strategy, "densification: default (ADC) or mcmc")
+        ->check(CLI::IsMember({"default", "mcmc"}))
+        ->capture_default_str();
+    cmd->add_option("--max-gaussians", c.mcmc.max_gaussians, "MCMC budget")->capture_default_str();
+    cmd->add_option("--sh-degree", c.sh_degree, "final SH degree")->check(CLI::Range(0, 3))->capture_default_str();
+    cmd->add_option("--backend", c.backend, "auto, cpu or cuda")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+        ->capture_default_str();
+    cmd->add_flag("--white-bg", c.white_background, "white background (NeRF-synthetic)");
+    cmd->add_flag("--random-bg", c.random_background, "random background colour per step");
+    cmd->add_option("--seed", c.seed, "random seed")->capture_default_str();
+    cmd->add_option("--eval-every", c.eval_every, "evaluate every N steps (0: at the end)")->capture_default_str();
+    cmd->add_option("--checkpoint-every", c.checkpoint_every, "checkpoint every N steps (0: at the end)")
+        ->capture_default_str();
+    cmd->add_option("--log-every", c.log_every, "history period for the report")->capture_default_str();
+    cmd->callback([a, cmd] {
+        install_interrupt_handler();
+        if (!a->resume.empty()) {
+            TrainConfig rc;
+            rc.output = a->resume;
+            const TrainResult r = train(rc, true);
+            if (r.interrupted) throw Error("interrupted");
+            return;
+        }
+        TrainConfig c = a->c;
+        if (!a->config_file.empty()) {
+            // The file sets the base; flags given on the command line override it.
+            TrainConfig from_file = config_from_json(read_file(a->config_file), a->config_file, TrainConfig{});
+            TrainConfig flags = a->c;
+            c = from_file;
+            auto given = [&](const char* name) { return cmd->count(name) > 0; };
+            if (given("--data")) c.data = flags.data;
+            if (given("--output")) c.output = flags.output;
+            if (given("--steps")) c.steps = flags.steps;
+            if (given("--downscale")) c.downscale = flags.downscale;
+            if (given("--eval")) c.eval = flags.eval;
+            if (given("--test-every")) c.test_every = flags.test_every;
+            if (given("--strategy")) c.strategy = flags.strategy;
+            if (given("--max-gaussians")) c.mcmc.max_gaussians = flags.mcmc.max_gaussians;
+            if (given("--sh-degree")) c.sh_degree = flags.sh_degree;
+            if (given("--backend")) c.backend = flags.backend;
+            if (given("--white-bg")) c.white_background = flags.white_background;
+            if (given("--random-bg")) c.random_background = flags.random_background;
+            if (given("--seed")) c.seed = flags.seed;
+            if (given("--eval-every")) c.eval_every = flags.eval_every;
+            if (given("--checkpoint-every")) c.checkpoint_every = flags.checkpoint_every;
+            if (given("--log-every")) c.log_every = flags.log_every;
+        }
+        if (c.strategy == "mcmc" && cmd->count("--max-gaussians") == 0 && a->config_file.empty())
+            c.init_opacity = 0.5;  // MCMC's own recipe
+        const TrainResult r = train(c);
+        if (r.interrupted) throw Error(fmt::format("interrupted at step {}; resume with --resume {}", r.steps, c.output));
+    });
+
+    auto e = std::make_shared<std::array<std::string, 3>>();
+    auto* ev = app.add_subcommand("eval", "Re-evaluate a trained model (OUT/scene.ply) on its dataset's test views");
+    ev->add_option("--model", (*e)[0], "training output folder")->required();
+    ev->add_option("--data", (*e)[1], "dataset folder (default: the one it was trained on)");
+    (*e)[2] = "auto";
+    ev->add_option("--backend", (*e)[2], "auto, cpu or cuda")->capture_default_str();
+    ev->callback([e] {
+        const TrainResult r = evaluate_model((*e)[0], (*e)[1], (*e)[2]);
+        for (const ViewMetrics& v : r.views) std::printf("%-32s PSNR %6.2f dB  SSIM %.4f\n", v.name.c_str(), v.psnr, v.ssim);
+        std::printf("mean (%zu views)                 PSNR %6.2f dB  SSIM %.4f  (%zu Gaussians)\n", r.views.size(),
+                    r.test_psnr, r.test_ssim, r.gaussians);
+    });
+}
+
+}  // namespace radiant::app

@@ -1,0 +1,44 @@
+#pragma once
+// Adam over every parameter group (DESIGN.md §1.8, §6): per-group learning rate, optional per-element
+// gradient clip and value bounds, non-finite guards, quaternions renormalised after the step.
+#include <cstdint>
+#include <limits>
+
+#include "radiant/core/scene.hpp"
+#include "radiant/render/grads.hpp"
+
+namespace radiant {
+
+// One learning rate per group; SH DC and SH rest are separate groups (Inria 3DGS).
+struct LearningRates {
+    double means = 0, log_scales = 0, quats = 0, opacity_logits = 0, sh_dc = 0, sh_rest = 0;
+};
+
+struct GroupLimit {
+    double grad_clip = 0;  // clamp each gradient element to ±grad_clip (0 = off)
+    double min = -std::numeric_limits<double>::infinity();
+    double max = std::numeric_limits<double>::infinity();
+};
+
+struct AdamConfig {
+    double beta1 = 0.9, beta2 = 0.999, eps = 1e-15;
+    GroupLimit means, log_scales, quats, opacity_logits, sh;
+};
+
+// First and second moments, laid out like the parameters; one global step count (as torch.optim.Adam keeps
+// per tensor), so Gaussians added by densification start from zero moments under the global bias correction.
+struct AdamState {
+    Scene m, v;
+    std::int64_t step = 0;
+    void reset_like(const Scene& s);
+};
+
+struct AdamReport {
+    std::size_t non_finite_grads = 0;   // treated as 0
+    std::size_t non_finite_params = 0;  // update rejected, old value kept
+};
+
+AdamReport adam_step(Scene& params, const SceneGrads& grads, AdamState& state, const LearningRates& lr,
+                     const AdamConfig& config);
+
+}  // namespace radiant

@@ -1,0 +1,38 @@
+#pragma once
+// Checkpoints: everything needed to continue a run bit for bit — parameters, Adam moments and step,
+// densification statistics, the random generators, the view order and the history. Written atomically.
+#include <string>
+#include <vector>
+
+#include "radiant/train/backend.hpp"
+
+namespace radiant {
+
+struct HistoryPoint {
+    long step = 0;
+    double loss = 0, psnr = 0;  // running means over the last log period
+    std::size_t gaussians = 0;
+    double seconds = 0;
+};
+
+struct EvalPoint {
+    long step = 0;
+    double psnr = 0, ssim = 0;
+};
+
+struct Checkpoint {
+    std::string config_json;  // the run's settings, for --resume
+    long step = 0;            // steps completed
+    TrainState state;
+    std::string view_rng, background_rng, densify_rng;  // std::mt19937_64 states, as text
+    std::vector<std::int32_t> view_order;
+    std::size_t view_cursor = 0;
+    std::vector<HistoryPoint> history;
+    std::vector<EvalPoint> evals;
+    double seconds = 0;  // training time so far
+};
+
+void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
+Checkpoint read_checkpoint(const std::string& path);
+
+}  // namespace radiant

@@ -1,0 +1,44 @@
+#pragma once
+// Every setting of a training run. `radiant train` fills it from flags and --config FILE.json (same keys);
+// the run writes the settings it used to OUT/config.json.
+#include <string>
+
+#include "radiant/core/render_settings.hpp"
+#include "radiant/train/densify.hpp"
+#include "radiant/train/schedule.hpp"
+
+namespace radiant {
+
+struct TrainConfig {
+    std::string data;               // dataset folder
+    std::string output = "out/train";
+    long steps = 30000;
+    int downscale = 1;
+    bool eval = false;              // hold out every test_every-th image
+    int test_every = 8;
+    std::string strategy = "default";  // "default" (ADC) or "mcmc"
+    int sh_degree = 3;
+    std::string backend = "auto";
+    bool white_background = false;
+    bool random_background = false;
+    std::uint64_t seed = 0;
+    long eval_every = 0;        // 0: only at the end
+    long checkpoint_every = 0;  // 0: only at the end and on Ctrl-C
+    long log_every = 100;       // history points for the report; log lines when not on a TTY
+    double lambda_ssim = 0.2;
+    std::size_t init_random_points = 100000;
+    double init_opacity = 0.1;  // MCMC's recipe starts at 0.5
+    RenderSettings render;
+    LrConfig lr;
+    AdcConfig adc;
+    McmcConfig mcmc;
+};
+
+std::string config_to_json(const TrainConfig& config);
+// Keys absent from the JSON keep their values in `base`; unknown keys are errors (a typo must not silently
+// train with defaults).
+TrainConfig config_from_json(const std::string& text, const std::string& name, TrainConfig base);
+// Throws Error for a setting out of range.
+void validate(const TrainConfig& config);
+
+}  // namespace radiant

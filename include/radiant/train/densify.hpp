@@ -1,0 +1,73 @@
+#pragma once
+// Densification strategies (DESIGN.md §6). A strategy reads statistics and writes a DensifyPlan; the backend
+// applies the plan to its parameters, optimizer state and statistics (apply_plan is the host version).
+//   default (ADC, Inria 3DGS): clone small Gaussians with a large mean 2D gradient, split large ones in two
+//     (scales / 1.6), prune low opacity and too large ones, reset opacities every 3000 steps;
+//   mcmc (Kheradmand et al. 2024): a fixed budget — dead Gaussians relocated onto live ones sampled by
+//     opacity, new ones added up to the cap, with the paper's opacity/scale correction, plus position noise.
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "radiant/core/scene.hpp"
+#include "radiant/train/adam.hpp"
+
+namespace radiant {
+
+// Accumulated over the steps since the last densification [N].
+struct DensifyStats {
+    std::vector<float> grad_accum;  // Σ ‖∂L/∂mean2d‖ (normalised device units) over visible steps
+    std::vector<std::int32_t> denom;  // visible steps
+    std::vector<float> max_radii;     // largest footprint radius in pixels
+    void reset(std::size_t n);
+};
+
+struct DensifyPlan {
+    std::vector<std::int32_t> clone;  // append a copy of each
+    std::vector<std::int32_t> split;  // replace each by two samples with scales / 1.6
+    std::vector<std::uint8_t> prune;  // [N] remove (empty: none)
+    double reset_opacity = 0;         // > 0: opacities clamped to at most this, their moments zeroed
+    // MCMC: relocate[i] moves Gaussian dead[i] onto source[i]; add appends copies of add_source.
+    std::vector<std::int32_t> relocate_dead, relocate_source, add_source;
+    std::uint64_t seed = 0;  // split samples
+    bool empty() const {
+        return clone.empty() && split.empty() && prune.empty() && reset_opacity == 0 && relocate_dead.empty() &&
+               add_source.empty();
+    }
+};
+
+struct AdcConfig {
+    long start = 500, stop = 15000, interval = 100;
+    double grad_threshold = 2e-4;
+    double percent_dense = 0.01;  // clone when max scale ≤ percent_dense · extent, else split
+    double min_opacity = 0.005;
+    long reset_every = 3000;
+    double max_screen_radius = 20;  // pixels, after the first opacity reset
+    double max_world_scale = 0.1;   // × extent, after the first opacity reset
+};
+
+struct McmcConfig {
+    long start = 500, stop = 25000, interval = 100;
+    std::size_t max_gaussians = 1000000;
+    double min_opacity = 0.005;
+    double grow_rate = 0.05;
+    double noise_lr = 5e5;
+    double opacity_reg = 0.01, scale_reg = 0.01;
+};
+
+DensifyPlan plan_adc(const Scene& scene, const DensifyStats& stats, const AdcConfig& config, double extent, long step,
+                     std::uint64_t seed);
+DensifyPlan plan_mcmc(const Scene& scene, const McmcConfig& config, std::mt19937_64& rng);
+
+// The MCMC correction for a Gaussian duplicated into n copies (n ≥ 1): opacity 1 − (1 − o)^(1/n) and scales
+// multiplied by o / Σ_{i=1..n} Σ_{k=0..i−1} C(i−1, k) (−1)^k o_new^(k+1) / √(k+1).
+void mcmc_relocation(double opacity, int copies, double& new_opacity, double& scale_factor);
+
+// Applies a plan on the host: parameters, Adam moments (new and reset Gaussians start at zero) and statistics
+// (reset to zero at the new size).
+void apply_plan(const DensifyPlan& plan, Scene& params, AdamState& adam, DensifyStats& stats);
+
+// MCMC position noise: μ += Σ·z · sigmoid(100 (1 − o − 0.995)) · scale, z ~ N(0, I).
+void add_position_noise(Scene& params, double scale, std::mt19937_64& rng);
+
+}  // namespace radiant

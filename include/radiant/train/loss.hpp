@@ -1,0 +1,31 @@
+#pragma once
+// Photometric loss (DESIGN.md §1.5): (1 − λ)·L1 + λ·(1 − SSIM), λ = 0.2, with its analytic gradient, and the
+// image metrics (PSNR, SSIM). SSIM as Inria 3DGS: per channel, an 11×11 Gaussian window with σ = 1.5, zero
+// padding ("same" size), C1 = 0.01², C2 = 0.03², averaged over pixels and channels.
+#include "radiant/core/image.hpp"
+
+namespace radiant {
+
+constexpr double kSsimC1 = 0.01 * 0.01;
+constexpr double kSsimC2 = 0.03 * 0.03;
+constexpr int kSsimWindow = 11;
+constexpr double kSsimSigma = 1.5;
+
+struct LossValue {
+    double total = 0, l1 = 0, ssim = 0;
+};
+
+// Mean SSIM of two images of the same size and channel count (values in [0, 1]).
+template <class T>
+double ssim(const Image<T>& a, const Image<T>& b);
+
+// Loss of `render` against `target` and, when v_render is not null, ∂loss/∂render (same shape).
+template <class T>
+LossValue photometric_loss(const Image<T>& render, const Image<T>& target, double lambda_ssim, Image<T>* v_render);
+
+double psnr(const Image<float>& a, const Image<float>& b);
+
+// 8-bit RGB to float [0, 1].
+Image<float> to_float(const Image<unsigned char>& image);
+
+}  // namespace radiant

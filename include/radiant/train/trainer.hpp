@@ -1,0 +1,37 @@
+#pragma once
+// The training loop (issue 5), written once against Backend. Reads the dataset, initialises or resumes,
+// steps with the schedules and the densification strategy, evaluates, checkpoints, and writes the outputs:
+// scene.ply, config.json, metrics.json, renders/, report.html, checkpoint.bin.
+#include <functional>
+#include <string>
+
+#include "radiant/train/config.hpp"
+#include "radiant/train/report.hpp"
+
+namespace radiant {
+
+struct TrainResult {
+    bool interrupted = false;
+    long steps = 0;
+    double test_psnr = 0, test_ssim = 0;
+    std::size_t gaussians = 0;
+    double seconds = 0;
+    std::string report_path;
+    std::vector<ViewMetrics> views;
+};
+
+struct TrainHooks {
+    // Called after every step; returning false stops the run as Ctrl-C does (checkpoint, no final outputs).
+    std::function<bool(long step)> after_step;
+};
+
+// resume: continue from OUT/checkpoint.bin with the settings stored in it.
+TrainResult train(const TrainConfig& config, bool resume = false, const TrainHooks& hooks = {});
+
+// Re-evaluates a saved model (OUT/scene.ply with OUT/config.json) on a dataset's test views.
+TrainResult evaluate_model(const std::string& model_dir, const std::string& data_dir, const std::string& backend);
+
+// Ctrl-C handling for `radiant train`: SIGINT asks the running loop to checkpoint and stop.
+void install_interrupt_handler();
+
+}  // namespace radiant

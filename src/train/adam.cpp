@@ -1,0 +1,90 @@
+#include "radiant/train/adam.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "radiant/core/error.hpp"
+
+namespace radiant {
+
+void AdamState::reset_like(const Scene& s) {
+    m = s;
+    v = s;
+    for (Scene* x : {&m, &v}) {
+        std::fill(x->means.begin(), x->means.end(), 0.f);
+        std::fill(x->log_scales.begin(), x->log_scales.end(), 0.f);
+        std::fill(x->quats.begin(), x->quats.end(), 0.f);
+        std::fill(x->opacity_logits.begin(), x->opacity_logits.end(), 0.f);
+        std::fill(x->sh.begin(), x->sh.end(), 0.f);
+    }
+    step = 0;
+}
+
+namespace {
+
+struct Counters {
+    std::size_t bad_grads = 0, bad_params = 0;
+};
+
+template <class LrOf>
+void update(std::vector<float>& p, const std::vector<float>& g, std::vector<float>& m, std::vector<float>& v,
+            LrOf lr_of, const GroupLimit& limit, const AdamConfig& c, double bias1, double bias2, Counters& count) {
+    const std::int64_t n = std::int64_t(p.size());
+    std::size_t bad_g = 0, bad_p = 0;
+#pragma omp parallel for schedule(static) reduction(+ : bad_g, bad_p)
+    for (std::int64_t j = 0; j < n; ++j) {
+        const std::size_t i = std::size_t(j);
+        double gi = g[i];
+        if (!std::isfinite(gi)) {
+            gi = 0;
+            ++bad_g;
+        }
+        if (limit.grad_clip > 0) gi = std::clamp(gi, -limit.grad_clip, limit.grad_clip);
+        const double mi = c.beta1 * m[i] + (1 - c.beta1) * gi;
+        const double vi = c.beta2 * v[i] + (1 - c.beta2) * gi * gi;
+        const double step = lr_of(i) * (mi / bias1) / (std::sqrt(vi / bias2) + c.eps);
+        const double next = std::clamp(double(p[i]) - step, limit.min, limit.max);
+        m[i] = float(mi);
+        v[i] = float(vi);
+        if (std::isfinite(float(next)))
+            p[i] = float(next);
+        else
+            ++bad_p;
+    }
+    count.bad_grads += bad_g;
+    count.bad_params += bad_p;
+}
+
+}  // namespace
+
+AdamReport adam_step(Scene& p, const SceneGrads& g, AdamState& s, const LearningRates& lr, const AdamConfig& c) {
+    RADIANT_CHECK(g.means.size() == p.means.size() && g.sh.size() == p.sh.size() && s.m.sh.size() == p.sh.size() &&
+                      s.m.means.size() == p.means.size(),
+                  fmt::format("adam_step: {} parameters, {} gradients, {} moments", p.size(), g.size(), s.m.size()));
+    ++s.step;
+    const double bias1 = 1 - std::pow(c.beta1, double(s.step)), bias2 = 1 - std::pow(c.beta2, double(s.step));
+    Counters count;
+    auto constant = [](double v) { return [v](std::size_t) { return v; }; };
+    update(p.means, g.means, s.m.means, s.v.means, constant(lr.means), c.means, c, bias1, bias2, count);
+    update(p.log_scales, g.log_scales, s.m.log_scales, s.v.log_scales, constant(lr.log_scales), c.log_scales, c, bias1,
+           bias2, count);
+    update(p.quats, g.quats, s.m.quats, s.v.quats, constant(lr.quats), c.quats, c, bias1, bias2, count);
+    update(p.opacity_logits, g.opacity_logits, s.m.opacity_logits, s.v.opacity_logits, constant(lr.opacity_logits),
+           c.opacity_logits, c, bias1, bias2, count);
+    const std::size_t k = std::size_t(p.sh_coeffs());
+    update(p.sh, g.sh, s.m.sh, s.v.sh, [&](std::size_t i) { return (i / 3) % k == 0 ? lr.sh_dc : lr.sh_rest; }, c.sh,
+           c, bias1, bias2, count);
+    // Quaternions are normalised in the forward anyway; keeping them unit keeps Adam's steps well scaled.
+    for (std::size_t i = 0; i < p.size(); ++i) {
+        float* q = p.quats.data() + 4 * i;
+        const float n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+        if (n > 0 && std::isfinite(n))
+            for (int j = 0; j < 4; ++j) q[j] /= n;
+        else
+            q[0] = 1, q[1] = q[2] = q[3] = 0;
+    }
+    return {count.bad_grads, count.bad_params};
+}
+
+}  // namespace radiant

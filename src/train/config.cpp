@@ -1,0 +1,130 @@
+#include "radiant/train/config.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "radiant/core/error.hpp"
+
+namespace radiant {
+using nlohmann::json;
+
+namespace {
+
+// One table of (key, member) pairs drives both directions, so the JSON and the struct cannot drift apart.
+template <class F>
+void for_each_field(TrainConfig& c, F&& f) {
+    f("data", c.data);
+    f("output", c.output);
+    f("steps", c.steps);
+    f("downscale", c.downscale);
+    f("eval", c.eval);
+    f("test_every", c.test_every);
+    f("strategy", c.strategy);
+    f("sh_degree", c.sh_degree);
+    f("backend", c.backend);
+    f("white_background", c.white_background);
+    f("random_background", c.random_background);
+    f("seed", c.seed);
+    f("eval_every", c.eval_every);
+    f("checkpoint_every", c.checkpoint_every);
+    f("log_every", c.log_every);
+    f("lambda_ssim", c.lambda_ssim);
+    f("init_random_points", c.init_random_points);
+    f("init_opacity", c.init_opacity);
+    f("tile_size", c.render.tile_size);
+    f("radius_scale", c.render.radius_scale);
+    f("alpha_cutoff", c.render.alpha_cutoff);
+    f("max_splat_steps", c.render.max_splat_steps);
+    f("transmittance_threshold", c.render.transmittance_threshold);
+    f("max_anisotropy", c.render.max_anisotropy);
+    f("loss_grad_clip", c.render.loss_grad_clip);
+    f("near_plane", c.render.near_plane);
+    f("far_plane", c.render.far_plane);
+    f("eps2d", c.render.eps2d);
+    f("lr_means_init", c.lr.means_init);
+    f("lr_means_final", c.lr.means_final);
+    f("lr_sh_dc", c.lr.sh_dc);
+    f("lr_sh_rest", c.lr.sh_rest);
+    f("lr_opacity", c.lr.opacity);
+    f("lr_log_scales", c.lr.log_scales);
+    f("lr_quats", c.lr.quats);
+    f("densify_start", c.adc.start);
+    f("densify_stop", c.adc.stop);
+    f("densify_every", c.adc.interval);
+    f("densify_grad_threshold", c.adc.grad_threshold);
+    f("percent_dense", c.adc.percent_dense);
+    f("prune_opacity", c.adc.min_opacity);
+    f("opacity_reset_every", c.adc.reset_every);
+    f("max_screen_radius", c.adc.max_screen_radius);
+    f("max_world_scale", c.adc.max_world_scale);
+    f("mcmc_start", c.mcmc.start);
+    f("mcmc_stop", c.mcmc.stop);
+    f("mcmc_every", c.mcmc.interval);
+    f("max_gaussians", c.mcmc.max_gaussians);
+    f("mcmc_min_opacity", c.mcmc.min_opacity);
+    f("mcmc_grow_rate", c.mcmc.grow_rate);
+    f("mcmc_noise_lr", c.mcmc.noise_lr);
+    f("mcmc_opacity_reg", c.mcmc.opacity_reg);
+    f("mcmc_scale_reg", c.mcmc.scale_reg);
+}
+
+}  // namespace
+
+std::string config_to_json(const TrainConfig& config) {
+    TrainConfig c = config;
+    json j;
+    for_each_field(c, [&](const char* key, auto& v) { j[key] = v; });
+    j["trace_mode"] = to_string(c.render.trace_mode);
+    return j.dump(2) + "\n";
+}
+
+TrainConfig config_from_json(const std::string& text, const std::string& name, TrainConfig c) {
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const json::parse_error& e) {
+        throw IoError(name, fmt::format("invalid JSON: {}", e.what()));
+    }
+    if (!j.is_object()) throw IoError(name, "expected an object of settings");
+    std::set<std::string> known{"trace_mode"};
+    for_each_field(c, [&](const char* key, auto& v) {
+        known.insert(key);
+        if (!j.contains(key)) return;
+        try {
+            v = j[key].get<std::decay_t<decltype(v)>>();
+        } catch (const json::exception&) {
+            throw IoError(name, fmt::format("'{}' has the wrong type", key));
+        }
+    });
+    if (j.contains("trace_mode")) {
+        const std::string m = j["trace_mode"].is_string() ? j["trace_mode"].get<std::string>() : "";
+        if (m == "replay")
+            c.render.trace_mode = TraceMode::replay;
+        else if (m == "trace")
+            c.render.trace_mode = TraceMode::trace;
+        else
+            throw IoError(name, "'trace_mode' must be \"replay\" or \"trace\"");
+    }
+    for (const auto& [key, value] : j.items())
+        if (!known.count(key)) throw IoError(name, fmt::format("unknown setting '{}'", key));
+    return c;
+}
+
+void validate(const TrainConfig& c) {
+    auto fail = [](const std::string& why) { throw Error("training settings: " + why); };
+    if (c.data.empty()) fail("no dataset (-d DATA)");
+    if (c.steps < 1) fail(fmt::format("steps {} must be positive", c.steps));
+    if (c.downscale < 1) fail(fmt::format("downscale {} must be at least 1", c.downscale));
+    if (c.strategy != "default" && c.strategy != "mcmc")
+        fail(fmt::format("strategy '{}' is not default or mcmc", c.strategy));
+    if (c.sh_degree < 0 || c.sh_degree > 3) fail(fmt::format("sh_degree {} is not in 0..3", c.sh_degree));
+    if (!(c.lambda_ssim >= 0 && c.lambda_ssim <= 1)) fail("lambda_ssim must be in [0, 1]");
+    if (c.eval_every < 0 || c.checkpoint_every < 0 || c.log_every < 1) fail("negative step periods");
+    if (c.strategy == "mcmc" && c.mcmc.max_gaussians < 1) fail("max_gaussians must be positive");
+    if (!(c.init_opacity > 0 && c.init_opacity < 1)) fail("init_opacity must be in (0, 1)");
+    validate(c.render);
+}
+
+}  // namespace radiant

@@ -1,0 +1,94 @@
+// The CPU reference training backend: render/cpu forward and backward, host Adam and densification.
+#include <sys/resource.h>
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "radiant/core/error.hpp"
+#include "radiant/render/cpu/render_cpu.hpp"
+#include "radiant/train/backend.hpp"
+#include "radiant/train/loss.hpp"
+
+namespace radiant {
+namespace {
+
+class CpuBackend final : public Backend {
+public:
+    std::string name() const override { return "cpu"; }
+
+    void load(const TrainState& s) override {
+        validate(s.params, "training state");
+        RADIANT_CHECK(s.adam.m.size() == s.params.size() && s.adam.v.size() == s.params.size() &&
+                          s.stats.grad_accum.size() == s.params.size(),
+                      "training state: optimizer or statistics do not match the parameters");
+        state_ = s;
+    }
+    TrainState save() const override { return state_; }
+    Scene scene() const override { return state_.params; }
+    std::size_t size() const override { return state_.params.size(); }
+
+    StepStats step(const StepInput& in) override {
+        Scene& p = state_.params;
+        const ForwardResult<float> fwd = cpu::render_forward(p, *in.camera, in.settings);
+        Image<float> v_rgb;
+        const LossValue loss = photometric_loss(fwd.rgb, *in.target, in.lambda_ssim, &v_rgb);
+        SceneGrads g = cpu::render_backward(p, *in.camera, in.settings, fwd, v_rgb);
+        StepStats out;
+        out.loss = loss.total;
+        out.l1 = loss.l1;
+        out.psnr = psnr(fwd.rgb, *in.target);
+        out.tile_pairs = fwd.lists.pairs();
+        const std::size_t n = p.size();
+        // MCMC regularisers on the activated opacity and scale.
+        if (in.opacity_reg > 0 || in.scale_reg > 0) {
+            for (std::size_t i = 0; i < n; ++i) {
+                const double o = sigmoid(double(p.opacity_logits[i]));
+                g.opacity_logits[i] += float(in.opacity_reg / double(n) * o * (1 - o));
+                out.loss += in.opacity_reg * o / double(n);
+                for (int c = 0; c < 3; ++c) {
+                    const double s = std::exp(double(p.log_scales[3 * i + std::size_t(c)]));
+                    g.log_scales[3 * i + std::size_t(c)] += float(in.scale_reg / (3.0 * double(n)) * s);
+                    out.loss += in.scale_reg * s / (3.0 * double(n));
+                }
+            }
+        }
+        DensifyStats& st = state_.stats;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!g.visible[i]) continue;
+            ++out.visible;
+            st.grad_accum[i] += g.mean2d_grad_norms[i];
+            st.denom[i] += 1;
+            st.max_radii[i] = std::max(st.max_radii[i], float(fwd.projected.radii[i]));
+        }
+        const AdamReport r = adam_step(p, g, state_.adam, in.lr, in.adam);
+        out.non_finite = r.non_finite_grads + r.non_finite_params;
+        return out;
+    }
+
+    Image<float> render(const Camera& camera, const RenderSettings& settings) override {
+        return cpu::render_forward(state_.params, camera, settings).rgb;
+    }
+
+    DensifyStats densify_stats() const override { return state_.stats; }
+    void densify(const DensifyPlan& plan) override { apply_plan(plan, state_.params, state_.adam, state_.stats); }
+    void add_noise(double scale, std::uint64_t seed) override {
+        std::mt19937_64 rng(seed);
+        add_position_noise(state_.params, scale, rng);
+    }
+
+    std::size_t peak_memory_bytes() const override {
+        rusage u{};
+        getrusage(RUSAGE_SELF, &u);
+        return std::size_t(u.ru_maxrss) * 1024;  // Linux reports KiB
+    }
+
+private:
+    TrainState state_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+
+}  // namespace radiant

@@ -1,0 +1,382 @@
+#include "radiant/train/trainer.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <random>
+#include <sstream>
+
+#include "radiant/core/error.hpp"
+#include "radiant/core/log.hpp"
+#include "radiant/io/dataset.hpp"
+#include "radiant/io/file.hpp"
+#include "radiant/io/image_io.hpp"
+#include "radiant/io/ply.hpp"
+#include "radiant/train/backend.hpp"
+#include "radiant/train/initialize.hpp"
+#include "radiant/train/loss.hpp"
+
+namespace radiant {
+namespace fs = std::filesystem;
+namespace {
+
+// Set by SIGINT; the only process-wide state a signal handler may touch.
+std::atomic<bool> g_interrupted{false};
+void on_sigint(int) { g_interrupted = true; }
+
+std::string rng_text(const std::mt19937_64& rng) {
+    std::ostringstream s;
+    s << rng;
+    return s.str();
+}
+void rng_from_text(std::mt19937_64& rng, const std::string& text) {
+    std::istringstream s(text);
+    s >> rng;
+}
+
+DatasetOptions dataset_options(const TrainConfig& c) {
+    DatasetOptions o;
+    o.downscale = c.downscale;
+    o.eval = c.eval;
+    o.test_every = c.test_every;
+    const double b = c.white_background ? 1.0 : 0.0;
+    o.background = {b, b, b};
+    return o;
+}
+
+RenderSettings eval_settings(const TrainConfig& c, int sh_degree) {
+    RenderSettings s = c.render;
+    s.sh_degree = sh_degree;
+    const double b = c.white_background ? 1.0 : 0.0;
+    s.background = {b, b, b};
+    return s;
+}
+
+std::string format_duration(double s) {
+    if (!std::isfinite(s) || s < 0) return "?";
+    const long t = long(s + 0.5);
+    return t >= 3600 ? fmt::format("{}h{:02d}m", t / 3600, t / 60 % 60) : fmt::format("{}m{:02d}s", t / 60, t % 60);
+}
+
+// The live progress line: step, loss, PSNR, Gaussians, rate and ETA; plain lines when not on a TTY.
+class TrainProgress {
+public:
+    TrainProgress(long total, long log_every) : total_(total), every_(log_every), tty_(::isatty(2) == 1) {}
+    void update(long step, double loss, double psnr, std::size_t gaussians, double rate) {
+        const auto now = std::chrono::steady_clock::now();
+        const bool last = step == total_;
+        if (tty_ && !last && now - last_ < std::chrono::milliseconds(200)) return;
+        if (!tty_ && !last && step % std::max(every_, total_ / 20) != 0) return;
+        last_ = now;
+        const std::string line =
+            fmt::format("step {}/{}  loss {:.4f}  PSNR {:.2f}  Gaussians {}  {:.1f} steps/s  ETA {}", step, total_,
+                        loss, psnr, gaussians, rate, format_duration(double(total_ - step) / std::max(rate, 1e-9)));
+        if (tty_)
+            std::fprintf(stderr, "\r%s\x1b[K%s", line.c_str(), last ? "\n" : "");
+        else
+            log_info("{}", line);
+    }
+    void break_line() {
+        if (tty_) std::fprintf(stderr, "\n");
+    }
+
+private:
+    long total_, every_;
+    bool tty_;
+    std::chrono::steady_clock::time_point last_{};
+};
+
+struct Evaluation {
+    std::vector<ViewMetrics> views;
+    std::vector<Image<float>> renders;
+    double psnr = 0, ssim = 0;
+};
+
+Evaluation evaluate(Backend& backend, const Dataset& ds, const std::vector<Image<std::uint8_t>>& images,
+                    const std::vector<std::size_t>& ids, const RenderSettings& settings, bool keep_renders) {
+    Evaluation e;
+    for (std::size_t i : ids) {
+        Image<float> r = backend.render(ds.views[i].camera, settings);
+        const Image<float> gt = to_float(images[i]);
+        ViewMetrics m{ds.views[i].name, psnr(r, gt), ssim(r, gt)};
+        e.psnr += m.psnr;
+        e.ssim += m.ssim;
+        e.views.push_back(m);
+        if (keep_renders) e.renders.push_back(std::move(r));
+    }
+    if (!ids.empty()) {
+        e.psnr /= double(ids.size());
+        e.ssim /= double(ids.size());
+    }
+    return e;
+}
+
+std::string safe_name(std::string s) {
+    for (char& c : s)
+        if (c == '/' || c == '\\' || c == ' ') c = '_';
+    return s;
+}
+
+void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
+                   const std::vector<Image<std::uint8_t>>& images, const std::vector<std::size_t>& eval_ids,
+                   bool eval_is_test, const Checkpoint& ck, TrainResult& result) {
+    const fs::path out(c.output);
+    const Evaluation ev = evaluate(backend, ds, images, eval_ids, eval_settings(c, c.sh_degree), true);
+    result.test_psnr = ev.psnr;
+    result.test_ssim = ev.ssim;
+    result.views = ev.views;
+    result.gaussians = backend.size();
+    write_ply((out / "scene.ply").string(), backend.scene());
+    fs::create_directories(out / "renders");
+    ReportData report;
+    for (std::size_t k = 0; k < eval_ids.size(); ++k) {
+        const Image<std::uint8_t> cmp = comparison_image(to_float(images[eval_ids[k]]), ev.renders[k]);
+        const std::string name = safe_name(fs::path(ev.views[k].name).stem().string());
+        write_png((out / "renders" / (name + ".png")).string(), cmp);
+        const int tw = std::min(cmp.width, 720);
+        report.thumbnails.push_back(encode_png(resize_area(cmp, tw, std::max(1, cmp.height * tw / cmp.width)), name));
+    }
+    nlohmann::json m;
+    m["psnr"] = ev.psnr;
+    m["ssim"] = ev.ssim;
+    m["eval_views"] = eval_is_test ? "test" : "train (no test split: every 8th training view)";
+    m["gaussians"] = backend.size();
+    m["steps"] = ck.step;
+    m["train_seconds"] = ck.seconds;
+    m["peak_memory_bytes"] = backend.peak_memory_bytes();
+    m["backend"] = backend.name();
+    m["views"] = nlohmann::json::array();
+    for (const ViewMetrics& v : ev.views) m["views"].push_back({{"name", v.name}, {"psnr", v.psnr}, {"ssim", v.ssim}});
+    m["evals"] = nlohmann::json::array();
+    for (const EvalPoint& e : ck.evals) m["evals"].push_back({{"step", e.step}, {"psnr", e.psnr}, {"ssim", e.ssim}});
+    write_file_atomic((out / "metrics.json").string(), m.dump(2) + "\n");
+
+    report.title = fmt::format("radiant — {}", fs::path(c.data).filename().string());
+    report.summary = {{"dataset", c.data},
+                      {"backend", backend.name()},
+                      {"steps", std::to_string(ck.step)},
+                      {"Gaussians", std::to_string(backend.size())},
+                      {"training time", format_duration(ck.seconds)},
+                      {eval_is_test ? "test PSNR" : "train-view PSNR", fmt::format("{:.2f} dB", ev.psnr)},
+                      {eval_is_test ? "test SSIM" : "train-view SSIM", fmt::format("{:.4f}", ev.ssim)},
+                      {"strategy", c.strategy}};
+    report.history = ck.history;
+    report.evals = ck.evals;
+    report.views = ev.views;
+    result.report_path = (out / "report.html").string();
+    write_file_atomic(result.report_path, report_html(report));
+}
+
+}  // namespace
+
+void install_interrupt_handler() { std::signal(SIGINT, on_sigint); }
+
+TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& hooks) {
+    TrainConfig c = config_in;
+    const fs::path out(c.output);
+    Checkpoint ck;
+    const std::string ck_path = (out / "checkpoint.bin").string();
+    if (resume) {
+        ck = read_checkpoint(ck_path);
+        c = config_from_json(ck.config_json, ck_path, TrainConfig{});
+        log_info("resuming {} from step {}", c.output, ck.step);
+    }
+    validate(c);
+    fs::create_directories(out);
+    write_file_atomic((out / "config.json").string(), config_to_json(c));
+    ck.config_json = config_to_json(c);
+
+    const Dataset ds = open_dataset(c.data, dataset_options(c));
+    log_info("{}: {} ({} train, {} test views, {}x{})", c.data, ds.format, ds.train_count(), ds.test_count(),
+             ds.views.front().camera.width, ds.views.front().camera.height);
+    const std::vector<Image<std::uint8_t>> images = load_images(ds);
+    std::vector<std::size_t> train_ids, test_ids;
+    for (std::size_t i = 0; i < ds.views.size(); ++i) (ds.views[i].test ? test_ids : train_ids).push_back(i);
+    if (train_ids.empty()) throw Error(fmt::format("{}: no training views", c.data));
+    const bool has_test = !test_ids.empty();
+    std::vector<std::size_t> eval_ids = test_ids;
+    if (!has_test)
+        for (std::size_t k = 0; k < train_ids.size(); k += 8) eval_ids.push_back(train_ids[k]);
+
+    std::unique_ptr<Backend> backend = make_backend(c.backend);
+    std::mt19937_64 view_rng(c.seed), bg_rng(c.seed + 1), densify_rng(c.seed + 2);
+    if (resume) {
+        backend->load(ck.state);
+        rng_from_text(view_rng, ck.view_rng);
+        rng_from_text(bg_rng, ck.background_rng);
+        rng_from_text(densify_rng, ck.densify_rng);
+    } else {
+        InitOptions init;
+        init.sh_degree = c.sh_degree;
+        init.random_points = c.init_random_points;
+        init.initial_opacity = c.init_opacity;
+        init.seed = std::uint32_t(c.seed);
+        TrainState s;
+        s.params = initial_scene(ds, init);
+        if (c.strategy == "mcmc" && s.params.size() > c.mcmc.max_gaussians) {
+            log_warn("{} initial points exceed --max-gaussians {}; keeping the first {}", s.params.size(),
+                     c.mcmc.max_gaussians, c.mcmc.max_gaussians);
+            s.params.resize(c.mcmc.max_gaussians);
+        }
+        s.adam.reset_like(s.params);
+        s.stats.reset(s.params.size());
+        backend->load(s);
+    }
+    log_info("training {} Gaussians for {} steps on the {} backend ({} strategy)", backend->size(), c.steps,
+             backend->name(), c.strategy);
+
+    // Views in a fresh random order each epoch.
+    auto next_view = [&]() {
+        if (ck.view_cursor >= ck.view_order.size()) {
+            ck.view_order.assign(train_ids.size(), 0);
+            std::iota(ck.view_order.begin(), ck.view_order.end(), 0);
+            std::shuffle(ck.view_order.begin(), ck.view_order.end(), view_rng);
+            ck.view_cursor = 0;
+        }
+        return train_ids[std::size_t(ck.view_order[ck.view_cursor++])];
+    };
+    auto save = [&]() {
+        ck.state = backend->save();
+        ck.view_rng = rng_text(view_rng);
+        ck.background_rng = rng_text(bg_rng);
+        ck.densify_rng = rng_text(densify_rng);
+        write_checkpoint(ck_path, ck);
+    };
+
+    TrainResult result;
+    TrainProgress progress(c.steps, c.log_every);
+    const auto t0 = std::chrono::steady_clock::now();
+    const double seconds_before = ck.seconds;
+    const long first_step = ck.step + 1;
+    double loss_sum = 0, psnr_sum = 0;
+    long period_steps = 0;
+    std::uniform_real_distribution<double> uni(0.0, 1.0);
+    const double fixed_bg = c.white_background ? 1.0 : 0.0;
+    g_interrupted = false;
+    for (long step = ck.step + 1; step <= c.steps; ++step) {
+        const std::size_t view = next_view();
+        const Image<float> target = to_float(images[view]);
+        StepInput in;
+        in.camera = &ds.views[view].camera;
+        in.target = &target;
+        in.settings = c.render;
+        in.settings.sh_degree = active_sh_degree(step, c.sh_degree);
+        in.settings.background = {fixed_bg, fixed_bg, fixed_bg};
+        if (c.random_background) in.settings.background = {uni(bg_rng), uni(bg_rng), uni(bg_rng)};
+        in.lr = learning_rates(c.lr, ds.extent, step, c.steps);
+        in.lambda_ssim = c.lambda_ssim;
+        if (c.strategy == "mcmc") {
+            in.opacity_reg = c.mcmc.opacity_reg;
+            in.scale_reg = c.mcmc.scale_reg;
+        }
+        const StepStats st = backend->step(in);
+        if (!std::isfinite(st.loss))
+            throw Error(fmt::format("training diverged at step {}: the loss is {} (try a lower learning rate)", step,
+                                    st.loss));
+        loss_sum += st.loss;
+        psnr_sum += st.psnr;
+        ++period_steps;
+
+        if (c.strategy == "default") {
+            const AdcConfig& a = c.adc;
+            if (step < a.stop && step > a.start && step % a.interval == 0) {
+                const std::size_t before = backend->size();
+                const DensifyPlan plan = plan_adc(backend->scene(), backend->densify_stats(), a, ds.extent, step,
+                                                  densify_rng());
+                backend->densify(plan);
+                log_debug("step {}: densify {} → {} (clone {}, split {})", step, before, backend->size(),
+                          plan.clone.size(), plan.split.size());
+            }
+            if (step < a.stop && a.reset_every > 0 && step % a.reset_every == 0) {
+                DensifyPlan reset;
+                reset.reset_opacity = 0.01;
+                backend->densify(reset);
+            }
+        } else {
+            const McmcConfig& m = c.mcmc;
+            if (step < m.stop && step > m.start && step % m.interval == 0)
+                backend->densify(plan_mcmc(backend->scene(), m, densify_rng));
+            backend->add_noise(m.noise_lr * in.lr.means, densify_rng());
+        }
+
+        const double elapsed =
+            seconds_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        ck.step = step;
+        ck.seconds = elapsed;
+        if (step % c.log_every == 0 || step == c.steps) {
+            ck.history.push_back({step, loss_sum / double(period_steps), psnr_sum / double(period_steps),
+                                  backend->size(), elapsed});
+            loss_sum = psnr_sum = 0;
+            period_steps = 0;
+        }
+        const double rate = double(step - first_step + 1) / std::max(elapsed - seconds_before, 1e-9);
+        progress.update(step, ck.history.empty() ? st.loss : ck.history.back().loss,
+                        ck.history.empty() ? st.psnr : ck.history.back().psnr, backend->size(), rate);
+        if (c.eval_every > 0 && step % c.eval_every == 0 && step != c.steps) {
+            const Evaluation ev =
+                evaluate(*backend, ds, images, eval_ids, eval_settings(c, in.settings.sh_degree), false);
+            ck.evals.push_back({step, ev.psnr, ev.ssim});
+            progress.break_line();
+            log_info("step {}: {} PSNR {:.2f} dB, SSIM {:.4f}", step, has_test ? "test" : "train-view", ev.psnr,
+                     ev.ssim);
+        }
+        if (c.checkpoint_every > 0 && step % c.checkpoint_every == 0) save();
+        const bool stop = g_interrupted || (hooks.after_step && !hooks.after_step(step));
+        if (stop && step < c.steps) {
+            save();
+            progress.break_line();
+            log_info("stopped at step {}; checkpoint saved to {} (continue with --resume {})", step, ck_path, c.output);
+            result.interrupted = true;
+            result.steps = step;
+            return result;
+        }
+    }
+    const Evaluation final_eval =
+        evaluate(*backend, ds, images, eval_ids, eval_settings(c, c.sh_degree), false);
+    ck.evals.push_back({ck.step, final_eval.psnr, final_eval.ssim});
+    save();
+    write_outputs(c, *backend, ds, images, eval_ids, has_test, ck, result);
+    result.steps = ck.step;
+    result.seconds = ck.seconds;
+    log_info("done: {} steps in {}, {} Gaussians, {} PSNR {:.2f} dB, SSIM {:.4f}", ck.step,
+             format_duration(ck.seconds), result.gaussians, has_test ? "test" : "train-view", result.test_psnr,
+             result.test_ssim);
+    log_info("report: {}", result.report_path);
+    return result;
+}
+
+TrainResult evaluate_model(const std::string& model_dir, const std::string& data_dir, const std::string& backend_name) {
+    const fs::path dir(model_dir);
+    TrainConfig c = config_from_json(read_file((dir / "config.json").string()), (dir / "config.json").string(), {});
+    if (!data_dir.empty()) c.data = data_dir;
+    const Dataset ds = open_dataset(c.data, dataset_options(c));
+    const std::vector<Image<std::uint8_t>> images = load_images(ds);
+    std::vector<std::size_t> ids;
+    for (std::size_t i = 0; i < ds.views.size(); ++i)
+        if (ds.views[i].test) ids.push_back(i);
+    const bool has_test = !ids.empty();
+    if (!has_test)
+        for (std::size_t i = 0; i < ds.views.size(); i += 8) ids.push_back(i);
+    std::unique_ptr<Backend> backend = make_backend(backend_name);
+    TrainState s;
+    s.params = read_ply((dir / "scene.ply").string());
+    s.adam.reset_like(s.params);
+    s.stats.reset(s.params.size());
+    backend->load(s);
+    const Evaluation ev = evaluate(*backend, ds, images, ids, eval_settings(c, s.params.sh_degree), false);
+    TrainResult r;
+    r.test_psnr = ev.psnr;
+    r.test_ssim = ev.ssim;
+    r.views = ev.views;
+    r.gaussians = backend->size();
+    return r;
+}
+
+}  // namespace radiant

@@ -1,0 +1,106 @@
+#include "radiant/train/adam.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "radiant/train/schedule.hpp"
+
+namespace radiant {
+namespace {
+
+Scene one_gaussian() {
+    Scene s;
+    s.sh_degree = 1;
+    s.resize(1);
+    s.quats = {1, 0, 0, 0};
+    return s;
+}
+
+TEST(Adam, MatchesAHandComputation) {
+    Scene p = one_gaussian();
+    p.means = {1.0f, 2.0f, 3.0f};
+    SceneGrads g;
+    g.resize_like(SceneT<float>(p));
+    AdamState st;
+    st.reset_like(p);
+    LearningRates lr;
+    lr.means = 0.1;
+    AdamConfig c;
+    c.eps = 1e-8;
+    // step 1: m = 0.1 g, v = 0.001 g²; m̂ = g, v̂ = g² → Δ = lr·g/(|g| + ε)
+    g.means = {0.5f, -2.0f, 0.0f};
+    adam_step(p, g, st, lr, c);
+    EXPECT_NEAR(p.means[0], 1.0 - 0.1 * 0.5 / (0.5 + 1e-8), 1e-6);
+    EXPECT_NEAR(p.means[1], 2.0 + 0.1, 1e-6);
+    EXPECT_FLOAT_EQ(p.means[2], 3.0f);
+    // step 2 with g = 0.25 on x: m = 0.9·0.05 + 0.1·0.25 = 0.07, v = 0.999·0.00025 + 0.001·0.0625
+    g.means = {0.25f, 0.0f, 0.0f};
+    const double x1 = p.means[0];
+    adam_step(p, g, st, lr, c);
+    const double m = 0.07, v = 0.999 * 0.00025 + 0.001 * 0.0625;
+    const double mh = m / (1 - 0.81), vh = v / (1 - 0.999 * 0.999);
+    EXPECT_NEAR(p.means[0], x1 - 0.1 * mh / (std::sqrt(vh) + 1e-8), 1e-6);
+    EXPECT_EQ(st.step, 2);
+}
+
+TEST(Adam, ClipBoundsAndNonFiniteGuards) {
+    Scene p = one_gaussian();
+    SceneGrads g;
+    g.resize_like(p);
+    AdamState st;
+    st.reset_like(p);
+    LearningRates lr;
+    lr.log_scales = 1.0;
+    lr.opacity_logits = 1.0;
+    AdamConfig c;
+    c.log_scales.max = 0.5;
+    g.log_scales = {-10.0f, NAN, 0.0f};
+    g.opacity_logits = {INFINITY};
+    const AdamReport r = adam_step(p, g, st, lr, c);
+    EXPECT_FLOAT_EQ(p.log_scales[0], 0.5f);  // +1 step, clamped at the bound
+    EXPECT_FLOAT_EQ(p.log_scales[1], 0.0f);  // NaN gradient treated as 0
+    EXPECT_FLOAT_EQ(p.opacity_logits[0], 0.0f);
+    EXPECT_EQ(r.non_finite_grads, 2u);
+    EXPECT_TRUE(std::isfinite(st.m.log_scales[1]));
+}
+
+TEST(Adam, QuaternionsStayUnitAndShGroupsUseTheirRates) {
+    Scene p = one_gaussian();
+    SceneGrads g;
+    g.resize_like(p);
+    g.quats = {0.3f, -1.0f, 0.2f, 0.5f};
+    g.sh.assign(12, 1.0f);
+    AdamState st;
+    st.reset_like(p);
+    LearningRates lr;
+    lr.quats = 0.1;
+    lr.sh_dc = 0.01;
+    lr.sh_rest = 0.001;
+    adam_step(p, g, st, lr, AdamConfig{});
+    double n = 0;
+    for (float q : p.quats) n += double(q) * q;
+    EXPECT_NEAR(n, 1.0, 1e-6);
+    EXPECT_NEAR(p.sh[0], -0.01, 1e-6);   // DC
+    EXPECT_NEAR(p.sh[2], -0.01, 1e-6);
+    EXPECT_NEAR(p.sh[3], -0.001, 1e-6);  // first higher-order coefficient
+}
+
+TEST(Schedule, ExponentialAndShDegree) {
+    EXPECT_DOUBLE_EQ(exponential_lr(1e-2, 1e-4, 0, 100), 1e-2);
+    EXPECT_NEAR(exponential_lr(1e-2, 1e-4, 100, 100), 1e-4, 1e-18);
+    EXPECT_NEAR(exponential_lr(1e-2, 1e-4, 50, 100), 1e-3, 1e-15);  // geometric midpoint
+    EXPECT_NEAR(exponential_lr(1e-2, 1e-4, 500, 100), 1e-4, 1e-18);
+    const LearningRates lr = learning_rates(LrConfig{}, 5.0, 0, 30000);
+    EXPECT_NEAR(lr.means, 1.6e-4 * 5.0, 1e-12);
+    EXPECT_DOUBLE_EQ(lr.sh_rest, 2.5e-3 / 20);
+    EXPECT_EQ(active_sh_degree(0, 3), 0);
+    EXPECT_EQ(active_sh_degree(999, 3), 0);
+    EXPECT_EQ(active_sh_degree(1000, 3), 1);
+    EXPECT_EQ(active_sh_degree(2500, 3), 2);
+    EXPECT_EQ(active_sh_degree(10000, 3), 3);
+    EXPECT_EQ(active_sh_degree(10000, 1), 1);
+}
+
+}  // namespace
+}  // namespace radiant

@@ -1,0 +1,127 @@
+#include "radiant/train/trainer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "radiant/core/error.hpp"
+#include "radiant/io/file.hpp"
+#include "radiant/io/ply.hpp"
+#include "radiant/train/checkpoint.hpp"
+#include "radiant/train/demo_dataset.hpp"
+#include "support/temp_dir.hpp"
+
+namespace radiant {
+namespace {
+
+TrainConfig small_run(const test::TempDir& dir, const std::string& out) {
+    DemoDatasetOptions d;
+    d.width = d.height = 40;
+    d.train_views = 10;
+    d.test_views = 2;
+    d.points = 800;
+    if (!std::filesystem::exists(dir / "data")) write_demo_dataset((dir / "data").string(), d);
+    TrainConfig c;
+    c.data = (dir / "data").string();
+    c.output = (dir / out).string();
+    c.steps = 120;
+    c.eval = true;
+    c.white_background = true;
+    c.log_every = 10;
+    c.adc.start = 20;
+    c.adc.stop = 100;
+    c.adc.interval = 20;
+    c.adc.reset_every = 60;
+    c.sh_degree = 1;
+    return c;
+}
+
+TEST(Trainer, ResumeEqualsAnUninterruptedRun) {
+    test::TempDir dir;
+    const TrainConfig full = small_run(dir, "full");
+    const TrainResult a = train(full);
+    ASSERT_FALSE(a.interrupted);
+
+    const TrainConfig part = small_run(dir, "part");
+    TrainHooks stop_at_70;  // after densification and an opacity reset
+    stop_at_70.after_step = [](long step) { return step < 70; };
+    const TrainResult b = train(part, false, stop_at_70);
+    ASSERT_TRUE(b.interrupted);
+    EXPECT_EQ(b.steps, 70);
+    EXPECT_FALSE(std::filesystem::exists(dir / "part/scene.ply"));
+    TrainConfig resume;
+    resume.output = part.output;
+    const TrainResult c = train(resume, true);
+    ASSERT_FALSE(c.interrupted);
+    EXPECT_EQ(read_file((dir / "full/scene.ply").string()), read_file((dir / "part/scene.ply").string()));
+    EXPECT_DOUBLE_EQ(a.test_psnr, c.test_psnr);
+    EXPECT_EQ(a.gaussians, c.gaussians);
+}
+
+TEST(Trainer, ShortRunLearnsAndWritesEveryOutput) {
+    test::TempDir dir;
+    TrainConfig c = small_run(dir, "out");
+    c.steps = 400;
+    c.adc.stop = 300;
+    c.adc.reset_every = 1000;
+    c.eval_every = 200;
+    const TrainResult r = train(c);
+    EXPECT_GT(r.test_psnr, 20.0);  // the floor a working trainer clears easily on this scene
+    for (const char* f : {"scene.ply", "config.json", "metrics.json", "report.html", "checkpoint.bin"})
+        EXPECT_TRUE(std::filesystem::exists(dir / ("out/" + std::string(f)))) << f;
+    EXPECT_TRUE(std::filesystem::exists(dir / "out/renders/r_000.png"));
+    const Scene s = read_ply((dir / "out/scene.ply").string());
+    EXPECT_EQ(s.size(), r.gaussians);
+    EXPECT_EQ(s.sh_degree, 1);
+    const std::string html = read_file((dir / "out/report.html").string());
+    EXPECT_NE(html.find("<svg"), std::string::npos);
+    EXPECT_NE(html.find("data:image/png;base64,"), std::string::npos);
+    EXPECT_EQ(html.find("http"), std::string::npos);  // self-contained
+    // eval re-evaluates the saved model to the same numbers
+    const TrainResult e = evaluate_model(c.output, "", "cpu");
+    EXPECT_NEAR(e.test_psnr, r.test_psnr, 1e-9);
+}
+
+TEST(Trainer, McmcKeepsTheBudget) {
+    test::TempDir dir;
+    TrainConfig c = small_run(dir, "mcmc");
+    c.strategy = "mcmc";
+    c.mcmc.max_gaussians = 900;
+    c.mcmc.start = 20;
+    c.mcmc.interval = 20;
+    c.init_opacity = 0.5;
+    const TrainResult r = train(c);
+    EXPECT_EQ(r.gaussians, 900u);
+    EXPECT_GT(r.test_psnr, 15.0);
+}
+
+TEST(TrainConfig, JsonRoundTripAndUnknownKeys) {
+    TrainConfig c;
+    c.data = "somewhere";
+    c.steps = 1234;
+    c.strategy = "mcmc";
+    c.render.trace_mode = TraceMode::trace;
+    c.render.max_splat_steps = 64;
+    c.adc.grad_threshold = 3e-4;
+    const TrainConfig back = config_from_json(config_to_json(c), "c.json", TrainConfig{});
+    EXPECT_EQ(config_to_json(back), config_to_json(c));
+    EXPECT_EQ(back.steps, 1234);
+    EXPECT_EQ(back.render.trace_mode, TraceMode::trace);
+    EXPECT_THROW(config_from_json(R"({"stepz": 3})", "c.json", TrainConfig{}), IoError);
+    EXPECT_THROW(config_from_json(R"({"steps": "many"})", "c.json", TrainConfig{}), IoError);
+    TrainConfig bad = c;
+    bad.strategy = "greedy";
+    EXPECT_THROW(validate(bad), Error);
+}
+
+TEST(Checkpoint, CorruptFilesAreErrors) {
+    test::TempDir dir;
+    EXPECT_THROW(read_checkpoint((dir / "missing.bin").string()), IoError);
+    write_file_atomic((dir / "bad.bin").string(), "RADCKPT1\x05");
+    EXPECT_THROW(read_checkpoint((dir / "bad.bin").string()), IoError);
+    write_file_atomic((dir / "magic.bin").string(), "NOTACKPTxxxxxxxx");
+    EXPECT_THROW(read_checkpoint((dir / "magic.bin").string()), IoError);
+}
+
+}  // namespace
+}  // namespace radiant
