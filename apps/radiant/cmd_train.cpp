@@ -30,14 +30,17 @@ void add_train_command(CLI::App& app) {
         ->check(CLI::IsMember({"default", "mcmc"}))
         ->capture_default_str();
     cmd->add_option("--max-gaussians", c.mcmc.max_gaussians, "MCMC budget")->capture_default_str();
-    cmd->add_option("--sh-degree", c.sh_degree, "final SH degree")->check(CLI::Range(0, 3))->capture_default_str();
+    cmd->add_option("--sh-degree", c.sh_degree, "final SH degree")
+        ->check(CLI::Range(0, 3))
+        ->capture_default_str();
     cmd->add_option("--backend", c.backend, "auto, cpu or cuda")
         ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
         ->capture_default_str();
     cmd->add_flag("--white-bg", c.white_background, "white background (NeRF-synthetic)");
     cmd->add_flag("--random-bg", c.random_background, "random background colour per step");
     cmd->add_option("--seed", c.seed, "random seed")->capture_default_str();
-    cmd->add_option("--eval-every", c.eval_every, "evaluate every N steps (0: at the end)")->capture_default_str();
+    cmd->add_option("--eval-every", c.eval_every, "evaluate every N steps (0: at the end)")
+        ->capture_default_str();
     cmd->add_option("--checkpoint-every", c.checkpoint_every, "checkpoint every N steps (0: at the end)")
         ->capture_default_str();
     cmd->add_option("--log-every", c.log_every, "history period for the report")->capture_default_str();
@@ -53,7 +56,8 @@ void add_train_command(CLI::App& app) {
         TrainConfig c = a->c;
         if (!a->config_file.empty()) {
             // The file sets the base; flags given on the command line override it.
-            TrainConfig from_file = config_from_json(read_file(a->config_file), a->config_file, TrainConfig{});
+            TrainConfig from_file =
+                config_from_json(read_file(a->config_file), a->config_file, TrainConfig{});
             TrainConfig flags = a->c;
             c = from_file;
             auto given = [&](const char* name) { return cmd->count(name) > 0; };
@@ -77,20 +81,23 @@ void add_train_command(CLI::App& app) {
         if (c.strategy == "mcmc" && cmd->count("--max-gaussians") == 0 && a->config_file.empty())
             c.init_opacity = 0.5;  // MCMC's own recipe
         const TrainResult r = train(c);
-        if (r.interrupted) throw Error(fmt::format("interrupted at step {}; resume with --resume {}", r.steps, c.output));
+        if (r.interrupted)
+            throw Error(fmt::format("interrupted at step {}; resume with --resume {}", r.steps, c.output));
     });
 
     auto e = std::make_shared<std::array<std::string, 3>>();
-    auto* ev = app.add_subcommand("eval", "Re-evaluate a trained model (OUT/scene.ply) on its dataset's test views");
+    auto* ev =
+        app.add_subcommand("eval", "Re-evaluate a trained model (OUT/scene.ply) on its dataset's test views");
     ev->add_option("--model", (*e)[0], "training output folder")->required();
     ev->add_option("--data", (*e)[1], "dataset folder (default: the one it was trained on)");
     (*e)[2] = "auto";
     ev->add_option("--backend", (*e)[2], "auto, cpu or cuda")->capture_default_str();
     ev->callback([e] {
         const TrainResult r = evaluate_model((*e)[0], (*e)[1], (*e)[2]);
-        for (const ViewMetrics& v : r.views) std::printf("%-32s PSNR %6.2f dB  SSIM %.4f\n", v.name.c_str(), v.psnr, v.ssim);
-        std::printf("mean (%zu views)                 PSNR %6.2f dB  SSIM %.4f  (%zu Gaussians)\n", r.views.size(),
-                    r.test_psnr, r.test_ssim, r.gaussians);
+        for (const ViewMetrics& v : r.views)
+            std::printf("%-32s PSNR %6.2f dB  SSIM %.4f\n", v.name.c_str(), v.psnr, v.ssim);
+        std::printf("mean (%zu views)                 PSNR %6.2f dB  SSIM %.4f  (%zu Gaussians)\n",
+                    r.views.size(), r.test_psnr, r.test_ssim, r.gaussians);
     });
 }
 

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "radiant/core/adam_update.hpp"
 #include "radiant/core/error.hpp"
 
 namespace radiant {
@@ -29,28 +30,19 @@ struct Counters {
 
 template <class LrOf>
 void update(std::vector<float>& p, const std::vector<float>& g, std::vector<float>& m, std::vector<float>& v,
-            LrOf lr_of, const GroupLimit& limit, const AdamConfig& c, double bias1, double bias2, Counters& count) {
+            LrOf lr_of, const GroupLimit& limit, const AdamConfig& c, double bias1, double bias2,
+            Counters& count) {
+    AdamElementConfig e{0.f,          float(c.beta1),         float(c.beta2),   float(c.eps),    float(bias1),
+                        float(bias2), float(limit.grad_clip), float(limit.min), float(limit.max)};
     const std::int64_t n = std::int64_t(p.size());
     std::size_t bad_g = 0, bad_p = 0;
-#pragma omp parallel for schedule(static) reduction(+ : bad_g, bad_p)
+#pragma omp parallel for schedule(static) reduction(+ : bad_g, bad_p) firstprivate(e)
     for (std::int64_t j = 0; j < n; ++j) {
         const std::size_t i = std::size_t(j);
-        double gi = g[i];
-        if (!std::isfinite(gi)) {
-            gi = 0;
-            ++bad_g;
-        }
-        if (limit.grad_clip > 0) gi = std::clamp(gi, -limit.grad_clip, limit.grad_clip);
-        const double mi = c.beta1 * m[i] + (1 - c.beta1) * gi;
-        const double vi = c.beta2 * v[i] + (1 - c.beta2) * gi * gi;
-        const double step = lr_of(i) * (mi / bias1) / (std::sqrt(vi / bias2) + c.eps);
-        const double next = std::clamp(double(p[i]) - step, limit.min, limit.max);
-        m[i] = float(mi);
-        v[i] = float(vi);
-        if (std::isfinite(float(next)))
-            p[i] = float(next);
-        else
-            ++bad_p;
+        e.lr = float(lr_of(i));
+        const int flags = adam_update(p[i], g[i], m[i], v[i], e);
+        bad_g += flags & 1;
+        bad_p += (flags >> 1) & 1;
     }
     count.bad_grads += bad_g;
     count.bad_params += bad_p;
@@ -58,23 +50,26 @@ void update(std::vector<float>& p, const std::vector<float>& g, std::vector<floa
 
 }  // namespace
 
-AdamReport adam_step(Scene& p, const SceneGrads& g, AdamState& s, const LearningRates& lr, const AdamConfig& c) {
-    RADIANT_CHECK(g.means.size() == p.means.size() && g.sh.size() == p.sh.size() && s.m.sh.size() == p.sh.size() &&
-                      s.m.means.size() == p.means.size(),
-                  fmt::format("adam_step: {} parameters, {} gradients, {} moments", p.size(), g.size(), s.m.size()));
+AdamReport adam_step(Scene& p, const SceneGrads& g, AdamState& s, const LearningRates& lr,
+                     const AdamConfig& c) {
+    RADIANT_CHECK(
+        g.means.size() == p.means.size() && g.sh.size() == p.sh.size() && s.m.sh.size() == p.sh.size() &&
+            s.m.means.size() == p.means.size(),
+        fmt::format("adam_step: {} parameters, {} gradients, {} moments", p.size(), g.size(), s.m.size()));
     ++s.step;
     const double bias1 = 1 - std::pow(c.beta1, double(s.step)), bias2 = 1 - std::pow(c.beta2, double(s.step));
     Counters count;
     auto constant = [](double v) { return [v](std::size_t) { return v; }; };
     update(p.means, g.means, s.m.means, s.v.means, constant(lr.means), c.means, c, bias1, bias2, count);
-    update(p.log_scales, g.log_scales, s.m.log_scales, s.v.log_scales, constant(lr.log_scales), c.log_scales, c, bias1,
-           bias2, count);
-    update(p.quats, g.quats, s.m.quats, s.v.quats, constant(lr.quats), c.quats, c, bias1, bias2, count);
-    update(p.opacity_logits, g.opacity_logits, s.m.opacity_logits, s.v.opacity_logits, constant(lr.opacity_logits),
-           c.opacity_logits, c, bias1, bias2, count);
-    const std::size_t k = std::size_t(p.sh_coeffs());
-    update(p.sh, g.sh, s.m.sh, s.v.sh, [&](std::size_t i) { return (i / 3) % k == 0 ? lr.sh_dc : lr.sh_rest; }, c.sh,
+    update(p.log_scales, g.log_scales, s.m.log_scales, s.v.log_scales, constant(lr.log_scales), c.log_scales,
            c, bias1, bias2, count);
+    update(p.quats, g.quats, s.m.quats, s.v.quats, constant(lr.quats), c.quats, c, bias1, bias2, count);
+    update(p.opacity_logits, g.opacity_logits, s.m.opacity_logits, s.v.opacity_logits,
+           constant(lr.opacity_logits), c.opacity_logits, c, bias1, bias2, count);
+    const std::size_t k = std::size_t(p.sh_coeffs());
+    update(
+        p.sh, g.sh, s.m.sh, s.v.sh, [&](std::size_t i) { return (i / 3) % k == 0 ? lr.sh_dc : lr.sh_rest; },
+        c.sh, c, bias1, bias2, count);
     // Quaternions are normalised in the forward anyway; keeping them unit keeps Adam's steps well scaled.
     for (std::size_t i = 0; i < p.size(); ++i) {
         float* q = p.quats.data() + 4 * i;

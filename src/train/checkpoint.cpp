@@ -13,7 +13,7 @@ namespace {
 constexpr char kMagic[8] = {'R', 'A', 'D', 'C', 'K', 'P', 'T', '1'};
 
 class Writer {
-public:
+  public:
     explicit Writer(std::string& out) : out_(out) {}
     template <class V>
     void put(const V& v) {
@@ -37,12 +37,12 @@ public:
         put_vector(s.sh);
     }
 
-private:
+  private:
     std::string& out_;
 };
 
 class Reader {
-public:
+  public:
     Reader(const std::string& b, const std::string& name) : b_(b), name_(name) {}
     template <class V>
     V get() {
@@ -55,7 +55,8 @@ public:
     template <class V>
     std::vector<V> get_vector() {
         const auto n = get<std::uint64_t>();
-        if (n > (b_.size() - pos_) / sizeof(V)) throw IoError(name_, fmt::format("truncated at byte {}", pos_));
+        if (n > (b_.size() - pos_) / sizeof(V))
+            throw IoError(name_, fmt::format("truncated at byte {}", pos_));
         std::vector<V> v(static_cast<std::size_t>(n));
         std::memcpy(v.data(), b_.data() + pos_, std::size_t(n) * sizeof(V));
         pos_ += std::size_t(n) * sizeof(V);
@@ -80,7 +81,7 @@ public:
     }
     bool at_end() const { return pos_ == b_.size(); }
 
-private:
+  private:
     void need(std::size_t n) {
         if (b_.size() - pos_ < n) throw IoError(name_, fmt::format("truncated at byte {}", pos_));
     }

@@ -14,7 +14,7 @@ namespace radiant {
 namespace {
 
 class CpuBackend final : public Backend {
-public:
+  public:
     std::string name() const override { return "cpu"; }
 
     void load(const TrainState& s) override {
@@ -71,7 +71,9 @@ public:
     }
 
     DensifyStats densify_stats() const override { return state_.stats; }
-    void densify(const DensifyPlan& plan) override { apply_plan(plan, state_.params, state_.adam, state_.stats); }
+    void densify(const DensifyPlan& plan) override {
+        apply_plan(plan, state_.params, state_.adam, state_.stats);
+    }
     void add_noise(double scale, std::uint64_t seed) override {
         std::mt19937_64 rng(seed);
         add_position_noise(state_.params, scale, rng);
@@ -83,12 +85,14 @@ public:
         return std::size_t(u.ru_maxrss) * 1024;  // Linux reports KiB
     }
 
-private:
+  private:
     TrainState state_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+std::unique_ptr<Backend> make_cpu_backend() {
+    return std::make_unique<CpuBackend>();
+}
 
 }  // namespace radiant

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <numbers>
 #include <nlohmann/json.hpp>
+#include <numbers>
 #include <optional>
 #include <random>
 
@@ -49,7 +49,9 @@ V sphere_albedo(const Sphere& s, V n) {
     return (int(std::floor(lat / (kPi / 10))) & 1) ? V{0.15, 0.3, 0.9} : V{0.95, 0.8, 0.15};
 }
 
-V rotate_y(V v, double a) { return {std::cos(a) * v.x + std::sin(a) * v.z, v.y, -std::sin(a) * v.x + std::cos(a) * v.z}; }
+V rotate_y(V v, double a) {
+    return {std::cos(a) * v.x + std::sin(a) * v.z, v.y, -std::sin(a) * v.x + std::cos(a) * v.z};
+}
 
 std::optional<Hit> trace(V o, V d) {
     std::optional<Hit> best;
@@ -127,7 +129,10 @@ nlohmann::json c2w_json(V eye, V target) {
     const V back = normalize(eye - target);
     const V right = normalize(cross(V{0, 1, 0}, back));
     const V up = cross(back, right);
-    return {{right.x, up.x, back.x, eye.x}, {right.y, up.y, back.y, eye.y}, {right.z, up.z, back.z, eye.z}, {0, 0, 0, 1}};
+    return {{right.x, up.x, back.x, eye.x},
+            {right.y, up.y, back.y, eye.y},
+            {right.z, up.z, back.z, eye.z},
+            {0, 0, 0, 1}};
 }
 
 }  // namespace
@@ -145,7 +150,8 @@ void write_demo_dataset(const std::string& dir, const DemoDatasetOptions& o) {
         for (int i = 0; i < n; ++i) {
             const double az = 2 * kPi * (i + phase) / n;
             const double el = (15.0 + 40.0 * ((i * 7 % n) + 0.5) / n) * kPi / 180.0;
-            const V eye = target + radius * V{std::cos(el) * std::cos(az), std::sin(el), std::cos(el) * std::sin(az)};
+            const V eye =
+                target + radius * V{std::cos(el) * std::cos(az), std::sin(el), std::cos(el) * std::sin(az)};
             views.push_back({eye, fmt::format("{}/r_{:03d}", split, i)});
         }
         return views;
@@ -158,7 +164,8 @@ void write_demo_dataset(const std::string& dir, const DemoDatasetOptions& o) {
         doc["frames"] = nlohmann::json::array();
         for (const View& v : views) {
             const nlohmann::json m = c2w_json(v.eye, target);
-            const V right{m[0][0], m[1][0], m[2][0]}, up{m[0][1], m[1][1], m[2][1]}, back{m[0][2], m[1][2], m[2][2]};
+            const V right{m[0][0], m[1][0], m[2][0]}, up{m[0][1], m[1][1], m[2][1]},
+                back{m[0][2], m[1][2], m[2][2]};
             Image<std::uint8_t> img(o.width, o.height, 3);
 #pragma omp parallel for schedule(dynamic)
             for (int y = 0; y < o.height; ++y)
@@ -180,7 +187,8 @@ void write_demo_dataset(const std::string& dir, const DemoDatasetOptions& o) {
     render_split(train, "transforms_train.json");
     render_split(test, "transforms_test.json");
 
-    // Initial points: surface samples hit by rays from all around (as an SfM cloud would be), coloured as lit.
+    // Initial points: surface samples hit by rays from all around (as an SfM cloud would be), coloured as
+    // lit.
     PointCloud pc;
     std::normal_distribution<double> n01(0, 1);
     while (int(pc.points.size()) < o.points) {
@@ -191,7 +199,8 @@ void write_demo_dataset(const std::string& dir, const DemoDatasetOptions& o) {
         if (!h) continue;
         const V c = shade(*h);
         pc.points.push_back({float(h->p.x), float(h->p.y), float(h->p.z)});
-        pc.colours.push_back({std::uint8_t(std::clamp(c.x, 0.0, 1.0) * 255), std::uint8_t(std::clamp(c.y, 0.0, 1.0) * 255),
+        pc.colours.push_back({std::uint8_t(std::clamp(c.x, 0.0, 1.0) * 255),
+                              std::uint8_t(std::clamp(c.y, 0.0, 1.0) * 255),
                               std::uint8_t(std::clamp(c.z, 0.0, 1.0) * 255)});
     }
     write_point_cloud_ply((fs::path(dir) / "points3D.ply").string(), pc);

@@ -31,7 +31,8 @@ void append_copy(const Scene& src, std::size_t from, Scene& dst) {
     for (int c = 0; c < 4; ++c) dst.quats.push_back(float(src.quats[4 * from + std::size_t(c)]));
     dst.opacity_logits.push_back(float(src.opacity_logits[from]));
     // src may be dst: copy the slice out before growing the vector.
-    const std::vector<float> sh(src.sh.begin() + std::ptrdiff_t(from * k), src.sh.begin() + std::ptrdiff_t(from * k + k));
+    const std::vector<float> sh(src.sh.begin() + std::ptrdiff_t(from * k),
+                                src.sh.begin() + std::ptrdiff_t(from * k + k));
     dst.sh.insert(dst.sh.end(), sh.begin(), sh.end());
 }
 
@@ -59,9 +60,12 @@ void compact(Scene& s, const std::vector<std::uint8_t>& remove) {
     for (std::size_t i = 0; i < s.size(); ++i) {
         if (remove[i]) continue;
         if (out != i) {
-            std::copy_n(s.means.begin() + std::ptrdiff_t(3 * i), 3, s.means.begin() + std::ptrdiff_t(3 * out));
-            std::copy_n(s.log_scales.begin() + std::ptrdiff_t(3 * i), 3, s.log_scales.begin() + std::ptrdiff_t(3 * out));
-            std::copy_n(s.quats.begin() + std::ptrdiff_t(4 * i), 4, s.quats.begin() + std::ptrdiff_t(4 * out));
+            std::copy_n(s.means.begin() + std::ptrdiff_t(3 * i), 3,
+                        s.means.begin() + std::ptrdiff_t(3 * out));
+            std::copy_n(s.log_scales.begin() + std::ptrdiff_t(3 * i), 3,
+                        s.log_scales.begin() + std::ptrdiff_t(3 * out));
+            std::copy_n(s.quats.begin() + std::ptrdiff_t(4 * i), 4,
+                        s.quats.begin() + std::ptrdiff_t(4 * out));
             s.opacity_logits[out] = s.opacity_logits[i];
             std::copy_n(s.sh.begin() + std::ptrdiff_t(i * k), k, s.sh.begin() + std::ptrdiff_t(out * k));
         }
@@ -71,8 +75,9 @@ void compact(Scene& s, const std::vector<std::uint8_t>& remove) {
 }
 
 // Weighted sampling with replacement (probabilities ∝ weights), as torch.multinomial.
-std::vector<std::int32_t> sample_by_weight(const std::vector<double>& weights, const std::vector<std::int32_t>& ids,
-                                           std::size_t n, std::mt19937_64& rng) {
+std::vector<std::int32_t> sample_by_weight(const std::vector<double>& weights,
+                                           const std::vector<std::int32_t>& ids, std::size_t n,
+                                           std::mt19937_64& rng) {
     std::vector<std::int32_t> out;
     if (ids.empty() || n == 0) return out;
     std::discrete_distribution<std::size_t> pick(weights.begin(), weights.end());
@@ -100,7 +105,8 @@ DensifyPlan plan_adc(const Scene& s, const DensifyStats& st, const AdcConfig& c,
                 plan.split.push_back(std::int32_t(i));
         }
         bool prune = sigmoid(double(s.opacity_logits[i])) < c.min_opacity;
-        if (big_prune) prune = prune || st.max_radii[i] > c.max_screen_radius || scale > c.max_world_scale * extent;
+        if (big_prune)
+            prune = prune || st.max_radii[i] > c.max_screen_radius || scale > c.max_world_scale * extent;
         plan.prune[i] = prune;
     }
     return plan;
@@ -150,10 +156,13 @@ DensifyPlan plan_mcmc(const Scene& s, const McmcConfig& c, std::mt19937_64& rng)
 
 void apply_plan(const DensifyPlan& plan, Scene& p, AdamState& adam, DensifyStats& stats) {
     const std::size_t n0 = p.size();
-    for (auto* list : {&plan.clone, &plan.split, &plan.relocate_dead, &plan.relocate_source, &plan.add_source})
+    for (auto* list :
+         {&plan.clone, &plan.split, &plan.relocate_dead, &plan.relocate_source, &plan.add_source})
         for (std::int32_t i : *list)
-            RADIANT_CHECK(i >= 0 && std::size_t(i) < n0, fmt::format("densify plan index {} out of range", i));
-    RADIANT_CHECK(plan.prune.empty() || plan.prune.size() == n0, "densify plan prune mask has the wrong size");
+            RADIANT_CHECK(i >= 0 && std::size_t(i) < n0,
+                          fmt::format("densify plan index {} out of range", i));
+    RADIANT_CHECK(plan.prune.empty() || plan.prune.size() == n0,
+                  "densify plan prune mask has the wrong size");
 
     if (plan.reset_opacity > 0) {
         const float cap = float(logit(plan.reset_opacity));
@@ -184,11 +193,15 @@ void apply_plan(const DensifyPlan& plan, Scene& p, AdamState& adam, DensifyStats
         for (std::int32_t s : plan.add_source) correct(std::size_t(s));
         const Scene snapshot = p;
         for (std::size_t i = 0; i < plan.relocate_dead.size(); ++i) {
-            const std::size_t d = std::size_t(plan.relocate_dead[i]), s = std::size_t(plan.relocate_source[i]);
+            const std::size_t d = std::size_t(plan.relocate_dead[i]),
+                              s = std::size_t(plan.relocate_source[i]);
             const std::size_t k = std::size_t(p.sh_coeffs()) * 3;
-            std::copy_n(snapshot.means.begin() + std::ptrdiff_t(3 * s), 3, p.means.begin() + std::ptrdiff_t(3 * d));
-            std::copy_n(snapshot.log_scales.begin() + std::ptrdiff_t(3 * s), 3, p.log_scales.begin() + std::ptrdiff_t(3 * d));
-            std::copy_n(snapshot.quats.begin() + std::ptrdiff_t(4 * s), 4, p.quats.begin() + std::ptrdiff_t(4 * d));
+            std::copy_n(snapshot.means.begin() + std::ptrdiff_t(3 * s), 3,
+                        p.means.begin() + std::ptrdiff_t(3 * d));
+            std::copy_n(snapshot.log_scales.begin() + std::ptrdiff_t(3 * s), 3,
+                        p.log_scales.begin() + std::ptrdiff_t(3 * d));
+            std::copy_n(snapshot.quats.begin() + std::ptrdiff_t(4 * s), 4,
+                        p.quats.begin() + std::ptrdiff_t(4 * d));
             p.opacity_logits[d] = snapshot.opacity_logits[s];
             std::copy_n(snapshot.sh.begin() + std::ptrdiff_t(s * k), k, p.sh.begin() + std::ptrdiff_t(d * k));
             zero_at(adam.m, d);

@@ -107,8 +107,8 @@ double ssim_channel(const Image<T>& a, const Image<T>& b, int c, double scale, I
 template <class T>
 void check_same(const Image<T>& a, const Image<T>& b) {
     if (a.width != b.width || a.height != b.height || a.channels != b.channels)
-        throw Error(fmt::format("image sizes differ: {}x{}x{} vs {}x{}x{}", a.width, a.height, a.channels, b.width,
-                                b.height, b.channels));
+        throw Error(fmt::format("image sizes differ: {}x{}x{} vs {}x{}x{}", a.width, a.height, a.channels,
+                                b.width, b.height, b.channels));
 }
 
 }  // namespace
@@ -122,7 +122,8 @@ double ssim(const Image<T>& a, const Image<T>& b) {
 }
 
 template <class T>
-LossValue photometric_loss(const Image<T>& render, const Image<T>& target, double lambda, Image<T>* v_render) {
+LossValue photometric_loss(const Image<T>& render, const Image<T>& target, double lambda,
+                           Image<T>* v_render) {
     check_same(render, target);
     const double n = double(render.data.size());
     LossValue v;
@@ -136,7 +137,8 @@ LossValue photometric_loss(const Image<T>& render, const Image<T>& target, doubl
     v.l1 = l1 / n;
     if (lambda > 0) {
         double s = 0;
-        for (int c = 0; c < render.channels; ++c) s += ssim_channel<T>(render, target, c, -lambda / n, v_render);
+        for (int c = 0; c < render.channels; ++c)
+            s += ssim_channel<T>(render, target, c, -lambda / n, v_render);
         v.ssim = s / n;
     } else {
         v.ssim = 1;
@@ -165,6 +167,7 @@ Image<float> to_float(const Image<unsigned char>& image) {
 template double ssim<float>(const Image<float>&, const Image<float>&);
 template double ssim<double>(const Image<double>&, const Image<double>&);
 template LossValue photometric_loss<float>(const Image<float>&, const Image<float>&, double, Image<float>*);
-template LossValue photometric_loss<double>(const Image<double>&, const Image<double>&, double, Image<double>*);
+template LossValue photometric_loss<double>(const Image<double>&, const Image<double>&, double,
+                                            Image<double>*);
 
 }  // namespace radiant

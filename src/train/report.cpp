@@ -57,10 +57,14 @@ namespace {
 std::string escape(const std::string& s) {
     std::string o;
     for (char c : s) {
-        if (c == '<') o += "&lt;";
-        else if (c == '>') o += "&gt;";
-        else if (c == '&') o += "&amp;";
-        else o += c;
+        if (c == '<')
+            o += "&lt;";
+        else if (c == '>')
+            o += "&gt;";
+        else if (c == '&')
+            o += "&amp;";
+        else
+            o += c;
     }
     return o;
 }
@@ -69,8 +73,9 @@ std::string escape(const std::string& s) {
 std::string chart(const std::string& title, const std::vector<std::pair<double, double>>& pts, bool log_y,
                   const char* colour) {
     const double W = 460, H = 220, L = 52, R = 12, T = 28, B = 30;
-    std::string svg = fmt::format(R"(<svg viewBox="0 0 {} {}" width="{}" height="{}"><text x="{}" y="18" class="t">{}</text>)",
-                                  W, H, W, H, L, escape(title));
+    std::string svg = fmt::format(
+        R"(<svg viewBox="0 0 {} {}" width="{}" height="{}"><text x="{}" y="18" class="t">{}</text>)", W, H, W,
+        H, L, escape(title));
     if (pts.empty()) return svg + R"(<text x="60" y="110">no data</text></svg>)";
     auto fy = [&](double v) { return log_y ? std::log10(std::max(v, 1e-12)) : v; };
     double x0 = pts.front().first, x1 = pts.back().first, y0 = INFINITY, y1 = -INFINITY;
@@ -82,20 +87,24 @@ std::string chart(const std::string& title, const std::vector<std::pair<double, 
     if (y1 <= y0) y1 = y0 + 1e-6, y0 -= 1e-6;
     auto px = [&](double x) { return L + (x - x0) / (x1 - x0) * (W - L - R); };
     auto py = [&](double y) { return T + (1 - (fy(y) - y0) / (y1 - y0)) * (H - T - B); };
-    svg += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" class="f"/>)", L, T, W - L - R, H - T - B);
+    svg +=
+        fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" class="f"/>)", L, T, W - L - R, H - T - B);
     for (int i = 0; i <= 4; ++i) {
         const double yv = y0 + (y1 - y0) * i / 4;
         const double shown = log_y ? std::pow(10, yv) : yv;
         svg += fmt::format(R"(<text x="{}" y="{}" class="a" text-anchor="end">{:.3g}</text>)", L - 4,
                            T + (1 - double(i) / 4) * (H - T - B) + 4, shown);
     }
-    svg += fmt::format(R"(<text x="{}" y="{}" class="a">{:.0f}</text><text x="{}" y="{}" class="a" text-anchor="end">{:.0f}</text>)",
-                       L, H - 10, x0, W - R, H - 10, x1);
+    svg += fmt::format(
+        R"(<text x="{}" y="{}" class="a">{:.0f}</text><text x="{}" y="{}" class="a" text-anchor="end">{:.0f}</text>)",
+        L, H - 10, x0, W - R, H - 10, x1);
     std::string line;
     for (auto [x, y] : pts) line += fmt::format("{:.1f},{:.1f} ", px(x), py(y));
     svg += fmt::format(R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="1.6"/>)", line, colour);
     if (pts.size() < 40)
-        for (auto [x, y] : pts) svg += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="2.5" fill="{}"/>)", px(x), py(y), colour);
+        for (auto [x, y] : pts)
+            svg +=
+                fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="2.5" fill="{}"/>)", px(x), py(y), colour);
     return svg + "</svg>";
 }
 
@@ -133,9 +142,10 @@ img{border:1px solid #ccc;max-width:100%}
     h += "</div><h2>Test views: ground truth | render | error</h2><div class=\"grid\">";
     for (std::size_t i = 0; i < d.views.size(); ++i) {
         h += "<figure>";
-        if (i < d.thumbnails.size()) h += R"(<img src="data:image/png;base64,)" + base64(d.thumbnails[i]) + R"(">)";
-        h += fmt::format("<figcaption>{} — PSNR {:.2f} dB, SSIM {:.4f}</figcaption></figure>", escape(d.views[i].name),
-                         d.views[i].psnr, d.views[i].ssim);
+        if (i < d.thumbnails.size())
+            h += R"(<img src="data:image/png;base64,)" + base64(d.thumbnails[i]) + R"(">)";
+        h += fmt::format("<figcaption>{} — PSNR {:.2f} dB, SSIM {:.4f}</figcaption></figure>",
+                         escape(d.views[i].name), d.views[i].psnr, d.views[i].ssim);
     }
     h += "</div></body></html>\n";
     return h;

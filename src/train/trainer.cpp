@@ -2,12 +2,12 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <random>
@@ -29,7 +29,9 @@ namespace {
 
 // Set by SIGINT; the only process-wide state a signal handler may touch.
 std::atomic<bool> g_interrupted{false};
-void on_sigint(int) { g_interrupted = true; }
+void on_sigint(int) {
+    g_interrupted = true;
+}
 
 std::string rng_text(const std::mt19937_64& rng) {
     std::ostringstream s;
@@ -62,12 +64,13 @@ RenderSettings eval_settings(const TrainConfig& c, int sh_degree) {
 std::string format_duration(double s) {
     if (!std::isfinite(s) || s < 0) return "?";
     const long t = long(s + 0.5);
-    return t >= 3600 ? fmt::format("{}h{:02d}m", t / 3600, t / 60 % 60) : fmt::format("{}m{:02d}s", t / 60, t % 60);
+    return t >= 3600 ? fmt::format("{}h{:02d}m", t / 3600, t / 60 % 60)
+                     : fmt::format("{}m{:02d}s", t / 60, t % 60);
 }
 
 // The live progress line: step, loss, PSNR, Gaussians, rate and ETA; plain lines when not on a TTY.
 class TrainProgress {
-public:
+  public:
     TrainProgress(long total, long log_every) : total_(total), every_(log_every), tty_(::isatty(2) == 1) {}
     void update(long step, double loss, double psnr, std::size_t gaussians, double rate) {
         const auto now = std::chrono::steady_clock::now();
@@ -75,9 +78,9 @@ public:
         if (tty_ && !last && now - last_ < std::chrono::milliseconds(200)) return;
         if (!tty_ && !last && step % std::max(every_, total_ / 20) != 0) return;
         last_ = now;
-        const std::string line =
-            fmt::format("step {}/{}  loss {:.4f}  PSNR {:.2f}  Gaussians {}  {:.1f} steps/s  ETA {}", step, total_,
-                        loss, psnr, gaussians, rate, format_duration(double(total_ - step) / std::max(rate, 1e-9)));
+        const std::string line = fmt::format(
+            "step {}/{}  loss {:.4f}  PSNR {:.2f}  Gaussians {}  {:.1f} steps/s  ETA {}", step, total_, loss,
+            psnr, gaussians, rate, format_duration(double(total_ - step) / std::max(rate, 1e-9)));
         if (tty_)
             std::fprintf(stderr, "\r%s\x1b[K%s", line.c_str(), last ? "\n" : "");
         else
@@ -87,7 +90,7 @@ public:
         if (tty_) std::fprintf(stderr, "\n");
     }
 
-private:
+  private:
     long total_, every_;
     bool tty_;
     std::chrono::steady_clock::time_point last_{};
@@ -141,7 +144,8 @@ void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
         const std::string name = safe_name(fs::path(ev.views[k].name).stem().string());
         write_png((out / "renders" / (name + ".png")).string(), cmp);
         const int tw = std::min(cmp.width, 720);
-        report.thumbnails.push_back(encode_png(resize_area(cmp, tw, std::max(1, cmp.height * tw / cmp.width)), name));
+        report.thumbnails.push_back(
+            encode_png(resize_area(cmp, tw, std::max(1, cmp.height * tw / cmp.width)), name));
     }
     nlohmann::json m;
     m["psnr"] = ev.psnr;
@@ -153,9 +157,11 @@ void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
     m["peak_memory_bytes"] = backend.peak_memory_bytes();
     m["backend"] = backend.name();
     m["views"] = nlohmann::json::array();
-    for (const ViewMetrics& v : ev.views) m["views"].push_back({{"name", v.name}, {"psnr", v.psnr}, {"ssim", v.ssim}});
+    for (const ViewMetrics& v : ev.views)
+        m["views"].push_back({{"name", v.name}, {"psnr", v.psnr}, {"ssim", v.ssim}});
     m["evals"] = nlohmann::json::array();
-    for (const EvalPoint& e : ck.evals) m["evals"].push_back({{"step", e.step}, {"psnr", e.psnr}, {"ssim", e.ssim}});
+    for (const EvalPoint& e : ck.evals)
+        m["evals"].push_back({{"step", e.step}, {"psnr", e.psnr}, {"ssim", e.ssim}});
     write_file_atomic((out / "metrics.json").string(), m.dump(2) + "\n");
 
     report.title = fmt::format("radiant — {}", fs::path(c.data).filename().string());
@@ -176,7 +182,9 @@ void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
 
 }  // namespace
 
-void install_interrupt_handler() { std::signal(SIGINT, on_sigint); }
+void install_interrupt_handler() {
+    std::signal(SIGINT, on_sigint);
+}
 
 TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& hooks) {
     TrainConfig c = config_in;
@@ -278,8 +286,8 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
         }
         const StepStats st = backend->step(in);
         if (!std::isfinite(st.loss))
-            throw Error(fmt::format("training diverged at step {}: the loss is {} (try a lower learning rate)", step,
-                                    st.loss));
+            throw Error(fmt::format(
+                "training diverged at step {}: the loss is {} (try a lower learning rate)", step, st.loss));
         loss_sum += st.loss;
         psnr_sum += st.psnr;
         ++period_steps;
@@ -288,8 +296,8 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
             const AdcConfig& a = c.adc;
             if (step < a.stop && step > a.start && step % a.interval == 0) {
                 const std::size_t before = backend->size();
-                const DensifyPlan plan = plan_adc(backend->scene(), backend->densify_stats(), a, ds.extent, step,
-                                                  densify_rng());
+                const DensifyPlan plan =
+                    plan_adc(backend->scene(), backend->densify_stats(), a, ds.extent, step, densify_rng());
                 backend->densify(plan);
                 log_debug("step {}: densify {} → {} (clone {}, split {})", step, before, backend->size(),
                           plan.clone.size(), plan.split.size());
@@ -324,15 +332,16 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
                 evaluate(*backend, ds, images, eval_ids, eval_settings(c, in.settings.sh_degree), false);
             ck.evals.push_back({step, ev.psnr, ev.ssim});
             progress.break_line();
-            log_info("step {}: {} PSNR {:.2f} dB, SSIM {:.4f}", step, has_test ? "test" : "train-view", ev.psnr,
-                     ev.ssim);
+            log_info("step {}: {} PSNR {:.2f} dB, SSIM {:.4f}", step, has_test ? "test" : "train-view",
+                     ev.psnr, ev.ssim);
         }
         if (c.checkpoint_every > 0 && step % c.checkpoint_every == 0) save();
         const bool stop = g_interrupted || (hooks.after_step && !hooks.after_step(step));
         if (stop && step < c.steps) {
             save();
             progress.break_line();
-            log_info("stopped at step {}; checkpoint saved to {} (continue with --resume {})", step, ck_path, c.output);
+            log_info("stopped at step {}; checkpoint saved to {} (continue with --resume {})", step, ck_path,
+                     c.output);
             result.interrupted = true;
             result.steps = step;
             return result;
@@ -346,15 +355,17 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
     result.steps = ck.step;
     result.seconds = ck.seconds;
     log_info("done: {} steps in {}, {} Gaussians, {} PSNR {:.2f} dB, SSIM {:.4f}", ck.step,
-             format_duration(ck.seconds), result.gaussians, has_test ? "test" : "train-view", result.test_psnr,
-             result.test_ssim);
+             format_duration(ck.seconds), result.gaussians, has_test ? "test" : "train-view",
+             result.test_psnr, result.test_ssim);
     log_info("report: {}", result.report_path);
     return result;
 }
 
-TrainResult evaluate_model(const std::string& model_dir, const std::string& data_dir, const std::string& backend_name) {
+TrainResult evaluate_model(const std::string& model_dir, const std::string& data_dir,
+                           const std::string& backend_name) {
     const fs::path dir(model_dir);
-    TrainConfig c = config_from_json(read_file((dir / "config.json").string()), (dir / "config.json").string(), {});
+    TrainConfig c =
+        config_from_json(read_file((dir / "config.json").string()), (dir / "config.json").string(), {});
     if (!data_dir.empty()) c.data = data_dir;
     const Dataset ds = open_dataset(c.data, dataset_options(c));
     const std::vector<Image<std::uint8_t>> images = load_images(ds);

@@ -81,7 +81,7 @@ TEST(Adam, QuaternionsStayUnitAndShGroupsUseTheirRates) {
     double n = 0;
     for (float q : p.quats) n += double(q) * q;
     EXPECT_NEAR(n, 1.0, 1e-6);
-    EXPECT_NEAR(p.sh[0], -0.01, 1e-6);   // DC
+    EXPECT_NEAR(p.sh[0], -0.01, 1e-6);  // DC
     EXPECT_NEAR(p.sh[2], -0.01, 1e-6);
     EXPECT_NEAR(p.sh[3], -0.001, 1e-6);  // first higher-order coefficient
 }

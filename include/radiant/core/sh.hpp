@@ -14,10 +14,12 @@ RADIANT_HD constexpr int sh_coeff_count(int degree) {
 
 constexpr double kShC0 = 0.28209479177387814;
 constexpr double kShC1 = 0.4886025119029199;
-constexpr double kShC2[5] = {1.0925484305920792, -1.0925484305920792, 0.31539156525252005,
-                             -1.0925484305920792, 0.5462742152960396};
-constexpr double kShC3[7] = {-0.5900435899266435, 2.890611442640554, -0.4570457994644658, 0.3731763325901154,
-                             -0.4570457994644658, 1.445305721320277, -0.5900435899266435};
+// Scalars rather than arrays: nvcc can use constexpr scalars in device code, not namespace-scope arrays.
+constexpr double kShC2_0 = 1.0925484305920792, kShC2_1 = -1.0925484305920792, kShC2_2 = 0.31539156525252005,
+                 kShC2_3 = -1.0925484305920792, kShC2_4 = 0.5462742152960396;
+constexpr double kShC3_0 = -0.5900435899266435, kShC3_1 = 2.890611442640554, kShC3_2 = -0.4570457994644658,
+                 kShC3_3 = 0.3731763325901154, kShC3_4 = -0.4570457994644658, kShC3_5 = 1.445305721320277,
+                 kShC3_6 = -0.5900435899266435;
 
 // Basis values b[k], k < sh_coeff_count(degree), for a unit direction.
 template <class T>
@@ -30,19 +32,19 @@ RADIANT_HD void sh_basis(int degree, Vec3<T> dir, T* b) {
     b[3] = -T(kShC1) * x;
     if (degree < 2) return;
     T xx = x * x, yy = y * y, zz = z * z;
-    b[4] = T(kShC2[0]) * x * y;
-    b[5] = T(kShC2[1]) * y * z;
-    b[6] = T(kShC2[2]) * (T(2) * zz - xx - yy);
-    b[7] = T(kShC2[3]) * x * z;
-    b[8] = T(kShC2[4]) * (xx - yy);
+    b[4] = T(kShC2_0) * x * y;
+    b[5] = T(kShC2_1) * y * z;
+    b[6] = T(kShC2_2) * (T(2) * zz - xx - yy);
+    b[7] = T(kShC2_3) * x * z;
+    b[8] = T(kShC2_4) * (xx - yy);
     if (degree < 3) return;
-    b[9] = T(kShC3[0]) * y * (T(3) * xx - yy);
-    b[10] = T(kShC3[1]) * x * y * z;
-    b[11] = T(kShC3[2]) * y * (T(4) * zz - xx - yy);
-    b[12] = T(kShC3[3]) * z * (T(2) * zz - T(3) * xx - T(3) * yy);
-    b[13] = T(kShC3[4]) * x * (T(4) * zz - xx - yy);
-    b[14] = T(kShC3[5]) * z * (xx - yy);
-    b[15] = T(kShC3[6]) * x * (xx - T(3) * yy);
+    b[9] = T(kShC3_0) * y * (T(3) * xx - yy);
+    b[10] = T(kShC3_1) * x * y * z;
+    b[11] = T(kShC3_2) * y * (T(4) * zz - xx - yy);
+    b[12] = T(kShC3_3) * z * (T(2) * zz - T(3) * xx - T(3) * yy);
+    b[13] = T(kShC3_4) * x * (T(4) * zz - xx - yy);
+    b[14] = T(kShC3_5) * z * (xx - yy);
+    b[15] = T(kShC3_6) * x * (xx - T(3) * yy);
 }
 
 // Gradients ∂b_k/∂(x, y, z) of the basis polynomials (x, y, z treated as independent; the caller chains
@@ -58,19 +60,19 @@ RADIANT_HD void sh_basis_grad(int degree, Vec3<T> dir, Vec3<T>* g) {
     g[3] = {-c1, T(0), T(0)};
     if (degree < 2) return;
     T xx = x * x, yy = y * y, zz = z * z;
-    g[4] = T(kShC2[0]) * Vec3<T>{y, x, T(0)};
-    g[5] = T(kShC2[1]) * Vec3<T>{T(0), z, y};
-    g[6] = T(kShC2[2]) * Vec3<T>{T(-2) * x, T(-2) * y, T(4) * z};
-    g[7] = T(kShC2[3]) * Vec3<T>{z, T(0), x};
-    g[8] = T(kShC2[4]) * Vec3<T>{T(2) * x, T(-2) * y, T(0)};
+    g[4] = T(kShC2_0) * Vec3<T>{y, x, T(0)};
+    g[5] = T(kShC2_1) * Vec3<T>{T(0), z, y};
+    g[6] = T(kShC2_2) * Vec3<T>{T(-2) * x, T(-2) * y, T(4) * z};
+    g[7] = T(kShC2_3) * Vec3<T>{z, T(0), x};
+    g[8] = T(kShC2_4) * Vec3<T>{T(2) * x, T(-2) * y, T(0)};
     if (degree < 3) return;
-    g[9] = T(kShC3[0]) * Vec3<T>{T(6) * x * y, T(3) * (xx - yy), T(0)};
-    g[10] = T(kShC3[1]) * Vec3<T>{y * z, x * z, x * y};
-    g[11] = T(kShC3[2]) * Vec3<T>{T(-2) * x * y, T(4) * zz - xx - T(3) * yy, T(8) * y * z};
-    g[12] = T(kShC3[3]) * Vec3<T>{T(-6) * x * z, T(-6) * y * z, T(6) * zz - T(3) * (xx + yy)};
-    g[13] = T(kShC3[4]) * Vec3<T>{T(4) * zz - T(3) * xx - yy, T(-2) * x * y, T(8) * x * z};
-    g[14] = T(kShC3[5]) * Vec3<T>{T(2) * x * z, T(-2) * y * z, xx - yy};
-    g[15] = T(kShC3[6]) * Vec3<T>{T(3) * (xx - yy), T(-6) * x * y, T(0)};
+    g[9] = T(kShC3_0) * Vec3<T>{T(6) * x * y, T(3) * (xx - yy), T(0)};
+    g[10] = T(kShC3_1) * Vec3<T>{y * z, x * z, x * y};
+    g[11] = T(kShC3_2) * Vec3<T>{T(-2) * x * y, T(4) * zz - xx - T(3) * yy, T(8) * y * z};
+    g[12] = T(kShC3_3) * Vec3<T>{T(-6) * x * z, T(-6) * y * z, T(6) * zz - T(3) * (xx + yy)};
+    g[13] = T(kShC3_4) * Vec3<T>{T(4) * zz - T(3) * xx - yy, T(-2) * x * y, T(8) * x * z};
+    g[14] = T(kShC3_5) * Vec3<T>{T(2) * x * z, T(-2) * y * z, xx - yy};
+    g[15] = T(kShC3_6) * Vec3<T>{T(3) * (xx - yy), T(-6) * x * y, T(0)};
 }
 
 // Colour of one Gaussian seen along `dir` (unit) from its coefficients [K, 3]; `clamped` (optional) gets

@@ -38,7 +38,7 @@ struct StepStats {
 };
 
 class Backend {
-public:
+  public:
     virtual ~Backend() = default;
     virtual std::string name() const = 0;
 

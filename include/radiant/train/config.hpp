@@ -10,11 +10,11 @@
 namespace radiant {
 
 struct TrainConfig {
-    std::string data;               // dataset folder
+    std::string data;  // dataset folder
     std::string output = "out/train";
     long steps = 30000;
     int downscale = 1;
-    bool eval = false;              // hold out every test_every-th image
+    bool eval = false;  // hold out every test_every-th image
     int test_every = 8;
     std::string strategy = "default";  // "default" (ADC) or "mcmc"
     int sh_degree = 3;

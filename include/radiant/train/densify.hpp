@@ -16,7 +16,7 @@ namespace radiant {
 
 // Accumulated over the steps since the last densification [N].
 struct DensifyStats {
-    std::vector<float> grad_accum;  // Σ ‖∂L/∂mean2d‖ (normalised device units) over visible steps
+    std::vector<float> grad_accum;    // Σ ‖∂L/∂mean2d‖ (normalised device units) over visible steps
     std::vector<std::int32_t> denom;  // visible steps
     std::vector<float> max_radii;     // largest footprint radius in pixels
     void reset(std::size_t n);
@@ -31,8 +31,8 @@ struct DensifyPlan {
     std::vector<std::int32_t> relocate_dead, relocate_source, add_source;
     std::uint64_t seed = 0;  // split samples
     bool empty() const {
-        return clone.empty() && split.empty() && prune.empty() && reset_opacity == 0 && relocate_dead.empty() &&
-               add_source.empty();
+        return clone.empty() && split.empty() && prune.empty() && reset_opacity == 0 &&
+               relocate_dead.empty() && add_source.empty();
     }
 };
 
@@ -55,8 +55,8 @@ struct McmcConfig {
     double opacity_reg = 0.01, scale_reg = 0.01;
 };
 
-DensifyPlan plan_adc(const Scene& scene, const DensifyStats& stats, const AdcConfig& config, double extent, long step,
-                     std::uint64_t seed);
+DensifyPlan plan_adc(const Scene& scene, const DensifyStats& stats, const AdcConfig& config, double extent,
+                     long step, std::uint64_t seed);
 DensifyPlan plan_mcmc(const Scene& scene, const McmcConfig& config, std::mt19937_64& rng);
 
 // The MCMC correction for a Gaussian duplicated into n copies (n ≥ 1): opacity 1 − (1 − o)^(1/n) and scales

@@ -21,7 +21,8 @@ double ssim(const Image<T>& a, const Image<T>& b);
 
 // Loss of `render` against `target` and, when v_render is not null, ∂loss/∂render (same shape).
 template <class T>
-LossValue photometric_loss(const Image<T>& render, const Image<T>& target, double lambda_ssim, Image<T>* v_render);
+LossValue photometric_loss(const Image<T>& render, const Image<T>& target, double lambda_ssim,
+                           Image<T>* v_render);
 
 double psnr(const Image<float>& a, const Image<float>& b);
 

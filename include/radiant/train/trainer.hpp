@@ -29,7 +29,8 @@ struct TrainHooks {
 TrainResult train(const TrainConfig& config, bool resume = false, const TrainHooks& hooks = {});
 
 // Re-evaluates a saved model (OUT/scene.ply with OUT/config.json) on a dataset's test views.
-TrainResult evaluate_model(const std::string& model_dir, const std::string& data_dir, const std::string& backend);
+TrainResult evaluate_model(const std::string& model_dir, const std::string& data_dir,
+                           const std::string& backend);
 
 // Ctrl-C handling for `radiant train`: SIGINT asks the running loop to checkpoint and stop.
 void install_interrupt_handler();

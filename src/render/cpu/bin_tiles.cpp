@@ -3,6 +3,7 @@
 #include <bit>
 #include <numeric>
 
+#include "radiant/core/project.hpp"
 #include "radiant/render/cpu/render_cpu.hpp"
 
 namespace radiant::cpu {
@@ -11,9 +12,13 @@ template <class T>
 void bin_and_sort(const Projected<T>& pr, const TileGrid& grid, const RenderSettings& settings,
                   TileLists& lists) {
     const std::int64_t n = std::int64_t(pr.size());
-    auto touches = [&](std::size_t g, int tx, int ty) {
-        return footprint_touches_tile(pr.means2d[g], pr.conics[g], pr.extent_sq[g], tx, ty, grid.tile_size,
-                                      grid.width, grid.height);
+    auto footprint = [&](std::size_t g) {
+        Footprint<T> f{};
+        f.mean2d = pr.means2d[g];
+        f.conic = pr.conics[g];
+        f.extent_sq = pr.extent_sq[g];
+        f.rect = pr.tile_rects[g];
+        return f;
     };
 
     // Pass 1: pairs per Gaussian; pass 2 writes them at the exclusive prefix sum, in Gaussian order.
@@ -22,11 +27,8 @@ void bin_and_sort(const Projected<T>& pr, const TileGrid& grid, const RenderSett
     for (std::int64_t i = 0; i < n; ++i) {
         const std::size_t g = std::size_t(i);
         if (!pr.visible(g)) continue;
-        const TileRect r = pr.tile_rects[g];
-        std::int64_t c = 0;
-        for (int ty = r.y0; ty < r.y1; ++ty)
-            for (int tx = r.x0; tx < r.x1; ++tx) c += touches(g, tx, ty);
-        offsets[g + 1] = c;
+        offsets[g + 1] = for_each_touched_tile(footprint(g), grid.tile_size, grid.tiles_x, grid.width,
+                                               grid.height, [](int) {});
     }
     std::partial_sum(offsets.begin(), offsets.end(), offsets.begin());
     const std::size_t pairs = std::size_t(offsets.back());
@@ -37,17 +39,13 @@ void bin_and_sort(const Projected<T>& pr, const TileGrid& grid, const RenderSett
     for (std::int64_t i = 0; i < n; ++i) {
         const std::size_t g = std::size_t(i);
         if (!pr.visible(g)) continue;
-        const TileRect r = pr.tile_rects[g];
         std::size_t pos = std::size_t(offsets[g]);
         // depth > near_plane > 0, so the float's bit pattern orders like the value
         const std::uint64_t depth_bits = std::bit_cast<std::uint32_t>(float(pr.depths[g]));
-        for (int ty = r.y0; ty < r.y1; ++ty)
-            for (int tx = r.x0; tx < r.x1; ++tx)
-                if (touches(g, tx, ty)) {
-                    const std::uint64_t tile =
-                        std::uint64_t(ty) * std::uint64_t(grid.tiles_x) + std::uint64_t(tx);
-                    items[pos++] = {(tile << 32) | depth_bits, std::int32_t(g)};
-                }
+        for_each_touched_tile(footprint(g), grid.tile_size, grid.tiles_x, grid.width, grid.height,
+                              [&](int tile) {
+                                  items[pos++] = {(std::uint64_t(tile) << 32) | depth_bits, std::int32_t(g)};
+                              });
     }
     std::sort(items.begin(), items.end());  // (key, gid): equal depths keep Gaussian order
 

@@ -3,8 +3,7 @@
 // no shared writes.
 #include <cmath>
 
-#include "radiant/core/covariance.hpp"
-#include "radiant/core/ewa.hpp"
+#include "radiant/core/project.hpp"
 #include "radiant/render/cpu/render_cpu.hpp"
 
 namespace radiant::cpu {
@@ -15,10 +14,7 @@ void project_ewa_bwd(const SceneT<T>& scene, const Camera& camera, const RenderS
     out.resize_like(scene);
     out.background = raster.v_background;
     const Projected<T>& pr = fwd.projected;
-    const PinholeParams<T> cam = pinhole_params<T>(camera);
-    const Mat3<T> wt = transpose(cam.R);
-    const Vec3<T> centre = cast<T>(camera.centre());
-    const int degree = settings.sh_degree < scene.sh_degree ? settings.sh_degree : scene.sh_degree;
+    const ProjectSettings<T> ps = project_settings<T>(camera, settings, scene.sh_degree);
     const std::size_t k = std::size_t(scene.sh_coeffs());
     const T half_w = T(0.5) * T(camera.width), half_h = T(0.5) * T(camera.height);
     const std::int64_t n = std::int64_t(scene.size());
@@ -28,44 +24,22 @@ void project_ewa_bwd(const SceneT<T>& scene, const Camera& camera, const RenderS
         const std::size_t g = std::size_t(i);
         if (!pr.visible(g)) continue;  // culled: every gradient stays 0
         out.visible[g] = 1;
-        const Vec3<T> mean = scene.mean(g);
-        const Vec4<T> quat = scene.quat(g);
-        const Vec3<T> raw_log_scale = scene.log_scale(g);
-        const Vec3<T> log_scale = clamp_anisotropy(raw_log_scale, T(settings.max_anisotropy));
-        const Vec3<T> p = world_to_camera(cam, mean);
-        const Mat3<T> cov_cam = cam.R * covariance(log_scale, quat) * wt;
-
-        // conic → 2D covariance → camera-frame covariance and point
-        const Sym2<T> v_cov2d = inverse_vjp(pr.conics[g], raster.v_conics[g]);
-        Mat3<T> v_cov_cam;
-        Vec3<T> v_p{};
-        ewa_cov2d_vjp(cam, p, cov_cam, v_cov2d, v_cov_cam, v_p);
-        v_p += project_pinhole_vjp(cam, p, raster.v_means2d[g]);
-
-        // camera frame → world: p = W μ + t, Σ_cam = W Σ Wᵀ
-        Vec3<T> v_mean = wt * v_p;
-        const Mat3<T> v_cov = wt * v_cov_cam * cam.R;
-        Vec3<T> v_log_scale{};
-        Vec4<T> v_quat{};
-        covariance_vjp(log_scale, quat, v_cov, v_log_scale, v_quat);
-        v_log_scale = clamp_anisotropy_vjp(raw_log_scale, T(settings.max_anisotropy), v_log_scale);
-
-        // colour = SH(normalize(μ − camera centre))
-        const Vec3<T> view = mean - centre;
-        const Vec3<T> v_dir = sh_to_colour_vjp(degree, scene.sh_of(g), normalize(view), raster.v_colours[g],
-                                               out.sh.data() + g * k * 3);
-        v_mean += normalize_vjp(view, v_dir);
-
-        const T opacity = pr.opacities[g];
-        out.opacity_logits[g] = raster.v_opacities[g] * opacity * (T(1) - opacity);
+        Footprint<T> f{};
+        f.conic = pr.conics[g];
+        f.opacity = pr.opacities[g];
+        const FootprintGrads<T> v{raster.v_means2d[g], raster.v_conics[g], raster.v_colours[g],
+                                  raster.v_opacities[g]};
+        const GaussianGrads<T> r =
+            project_ewa_gaussian_vjp(gaussian_params(scene, g), ps, f, v, out.sh.data() + g * k * 3);
         for (int c = 0; c < 3; ++c) {
-            out.means[3 * g + std::size_t(c)] = v_mean[c];
-            out.log_scales[3 * g + std::size_t(c)] = v_log_scale[c];
+            out.means[3 * g + std::size_t(c)] = r.v_mean[c];
+            out.log_scales[3 * g + std::size_t(c)] = r.v_log_scale[c];
         }
-        out.quats[4 * g] = v_quat.x;
-        out.quats[4 * g + 1] = v_quat.y;
-        out.quats[4 * g + 2] = v_quat.z;
-        out.quats[4 * g + 3] = v_quat.w;
+        out.quats[4 * g] = r.v_quat.x;
+        out.quats[4 * g + 1] = r.v_quat.y;
+        out.quats[4 * g + 2] = r.v_quat.z;
+        out.quats[4 * g + 3] = r.v_quat.w;
+        out.opacity_logits[g] = r.v_opacity_logit;
         const Vec2<T> v2 = raster.v_means2d[g];
         out.mean2d_grad_norms[g] = std::sqrt(v2.x * half_w * v2.x * half_w + v2.y * half_h * v2.y * half_h);
     }

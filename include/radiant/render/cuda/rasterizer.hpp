@@ -1,0 +1,95 @@
+#pragma once
+// The `ewa` forward and backward on the GPU (issue 6): project → bin → sort → traced raster, and raster
+// backward → geometry backward, all on one stream. Scene parameters and gradients are device arrays owned by
+// the caller; the rasterizer owns the step's workspace, grown geometrically and never freed within a run.
+// The only host synchronisation is reading the number of tile pairs after binning. Host-side header.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "radiant/core/camera.hpp"
+#include "radiant/core/image.hpp"
+#include "radiant/core/render_settings.hpp"
+#include "radiant/render/cuda/device_buffer.hpp"
+
+namespace radiant::cuda {
+
+// Device pointers to a scene's arrays (layout as Scene).
+struct DeviceSceneView {
+    int n = 0, sh_degree = 0;
+    const float *means, *log_scales, *quats, *opacity_logits, *sh;
+};
+
+// Device pointers to gradients of every parameter (layout as Scene) and the 2D-gradient norms [N].
+struct DeviceGradsView {
+    float *means, *log_scales, *quats, *opacity_logits, *sh, *mean2d_grad_norms;
+};
+
+// CUDA events between the stages, for `radiant bench`.
+enum class Stage { project, bin, sort, forward, loss, backward, geometry, adam, count };
+
+class StageTimer {
+public:
+    StageTimer();
+    ~StageTimer();
+    StageTimer(const StageTimer&) = delete;
+    StageTimer& operator=(const StageTimer&) = delete;
+    void start(cudaStream_t s);
+    void mark(Stage stage, cudaStream_t s);
+    // Milliseconds of each stage since start() (after the stream has been synchronised).
+    float elapsed_ms(Stage stage) const;
+
+private:
+    cudaEvent_t start_{};
+    cudaEvent_t ends_[int(Stage::count)]{};
+    bool marked_[int(Stage::count)]{};
+};
+
+class Rasterizer {
+public:
+    explicit Rasterizer(MemoryCounter* counter);
+    ~Rasterizer();
+    Rasterizer(const Rasterizer&) = delete;
+    Rasterizer& operator=(const Rasterizer&) = delete;
+
+    // Forward; the image stays on the device (rgb()). Returns the tile-pair count.
+    std::size_t forward(const DeviceSceneView& scene, const Camera& camera, const RenderSettings& settings,
+                        cudaStream_t stream, StageTimer* timer = nullptr);
+    // Backward of the last forward, from ∂L/∂C on the device ([H·W, 3]); overwrites `out`.
+    void backward(const DeviceSceneView& scene, const float* v_rgb, DeviceGradsView out, cudaStream_t stream,
+                  StageTimer* timer = nullptr);
+
+    const float* rgb() const { return rgb_.data(); }
+    const int* radii() const { return radii_.data(); }
+    int width() const { return width_; }
+    int height() const { return height_; }
+    Image<float> download_rgb(cudaStream_t stream) const;
+
+private:
+    MemoryCounter* counter_;
+    Camera camera_;
+    RenderSettings settings_;
+    int width_ = 0, height_ = 0, tiles_x_ = 0, tiles_y_ = 0;
+    std::size_t pairs_ = 0;
+    // per Gaussian
+    DeviceBuffer<float2> means2d_;
+    DeviceBuffer<float4> conic_opacity_;
+    DeviceBuffer<float> extent_sq_, depths_, colours_;
+    DeviceBuffer<int4> tile_rects_;
+    DeviceBuffer<int> radii_;
+    DeviceBuffer<std::uint32_t> tiles_touched_, offsets_;
+    DeviceBuffer<float2> v_means2d_;
+    DeviceBuffer<float> v_conics_, v_colours_, v_opacities_;
+    // per pair
+    DeviceBuffer<std::uint64_t> keys_, keys_sorted_;
+    DeviceBuffer<std::uint32_t> gids_, gids_sorted_;
+    // per tile / per pixel
+    DeviceBuffer<uint2> tile_ranges_;
+    DeviceBuffer<float> rgb_, final_T_, hit_alphas_, hit_T_;
+    DeviceBuffer<std::int32_t> n_hits_, last_isect_, hit_gids_;
+    // scratch (CUB), and a pinned word for the pair count
+    DeviceBuffer<unsigned char> scratch_;
+    std::uint32_t* pinned_count_ = nullptr;
+};
+
+}  // namespace radiant::cuda

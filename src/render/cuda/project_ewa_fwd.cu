@@ -1,0 +1,46 @@
+#include "radiant/render/cuda/cuda_check.hpp"
+#include "stages.hpp"
+
+namespace radiant::cuda {
+namespace {
+
+// One thread per Gaussian: the shared core projection, then the exact count of tiles it touches.
+// Reads the parameters; writes every per-Gaussian output (culled Gaussians: radius 0, no tiles).
+__global__ void project_ewa_fwd_kernel(ProjectFwdArgs a) {
+    const int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= a.n) return;
+    GaussianParams<float> p;
+    p.mean = {a.means[3 * g], a.means[3 * g + 1], a.means[3 * g + 2]};
+    p.log_scale = {a.log_scales[3 * g], a.log_scales[3 * g + 1], a.log_scales[3 * g + 2]};
+    p.quat = {a.quats[4 * g], a.quats[4 * g + 1], a.quats[4 * g + 2], a.quats[4 * g + 3]};
+    p.opacity_logit = a.opacity_logits[g];
+    p.sh = a.sh + std::size_t(g) * std::size_t(a.sh_coeffs) * 3;
+    Footprint<float> f;
+    if (!project_ewa_gaussian(p, a.ps, f)) {
+        a.radii[g] = 0;
+        a.tiles_touched[g] = 0;
+        a.tile_rects[g] = make_int4(0, 0, 0, 0);
+        return;
+    }
+    const int touched = for_each_touched_tile(f, a.ps.tile_size, a.tiles_x, a.ps.cam.width, a.ps.cam.height, [](int) {});
+    a.means2d[g] = make_float2(f.mean2d.x, f.mean2d.y);
+    a.conic_opacity[g] = make_float4(f.conic.a, f.conic.b, f.conic.c, f.opacity);
+    a.extent_sq[g] = f.extent_sq;
+    a.depths[g] = f.depth;
+    a.colours[3 * g] = f.colour.x;
+    a.colours[3 * g + 1] = f.colour.y;
+    a.colours[3 * g + 2] = f.colour.z;
+    a.tile_rects[g] = make_int4(f.rect.x0, f.rect.y0, f.rect.x1, f.rect.y1);
+    a.radii[g] = f.radius;  // as the CPU reference: visible when its box holds a pixel centre
+    a.tiles_touched[g] = std::uint32_t(touched);
+}
+
+}  // namespace
+
+void launch_project_ewa_fwd(const ProjectFwdArgs& a, cudaStream_t stream) {
+    if (a.n == 0) return;
+    project_ewa_fwd_kernel<<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(a);
+    RADIANT_CUDA_CHECK_LAUNCH("project_ewa_fwd_kernel");
+}
+
+}  // namespace radiant::cuda

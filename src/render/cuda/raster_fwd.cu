@@ -1,0 +1,94 @@
+#include "radiant/core/composite.hpp"
+#include "radiant/render/cuda/cuda_check.hpp"
+#include "stages.hpp"
+
+namespace radiant::cuda {
+namespace {
+
+constexpr int kMaxBlock = 256;  // 16×16 tiles
+
+// One block per tile, one thread per pixel. The tile's sorted list is streamed through shared memory in
+// batches of one Gaussian per thread; each pixel composites front to back with the per-hit rules of
+// core/composite.hpp and records its trace. Reads the projection and the lists; writes rgb, final_T, n_hits,
+// last_isect and (trace mode) the hits.
+__global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) {
+    __shared__ float2 s_mean[kMaxBlock];
+    __shared__ float4 s_conic_opacity[kMaxBlock];
+    __shared__ float s_extent[kMaxBlock];
+    __shared__ float3 s_colour[kMaxBlock];
+    __shared__ std::uint32_t s_gid[kMaxBlock];
+    const int tile = blockIdx.y * a.tiles_x + blockIdx.x;
+    const int x = blockIdx.x * a.tile_size + threadIdx.x, y = blockIdx.y * a.tile_size + threadIdx.y;
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x, block = blockDim.x * blockDim.y;
+    const bool inside = x < a.width && y < a.height;
+    const uint2 range = a.tile_ranges[tile];
+    const Vec2<float> centre{float(x) + 0.5f, float(y) + 0.5f};
+
+    float trans = 1.f;
+    Vec3<float> c{};
+    int hits = 0;
+    std::int32_t last = std::int32_t(range.x);
+    bool done = !inside;
+    const std::size_t pix = inside ? std::size_t(y) * std::size_t(a.width) + std::size_t(x) : 0;
+    for (std::uint32_t batch = range.x; batch < range.y; batch += std::uint32_t(block)) {
+        if (__syncthreads_count(done) == block) break;
+        const std::uint32_t idx = batch + std::uint32_t(tid);
+        if (idx < range.y) {
+            const std::uint32_t g = a.isect_gids[idx];
+            s_gid[tid] = g;
+            s_mean[tid] = a.means2d[g];
+            s_conic_opacity[tid] = a.conic_opacity[g];
+            s_extent[tid] = a.extent_sq[g];
+            s_colour[tid] = make_float3(a.colours[3 * g], a.colours[3 * g + 1], a.colours[3 * g + 2]);
+        }
+        __syncthreads();
+        const int count = min(block, int(range.y - batch));
+        for (int j = 0; j < count && !done; ++j) {
+            if (a.max_splat_steps > 0 && hits == a.max_splat_steps) {
+                done = true;
+                break;
+            }
+            const float4 co = s_conic_opacity[j];
+            float alpha;
+            if (!splat_alpha(Sym2<float>{co.x, co.y, co.z}, centre - Vec2<float>{s_mean[j].x, s_mean[j].y}, co.w,
+                             s_extent[j], a.alpha_cutoff, alpha))
+                continue;
+            const float next = trans * (1.f - alpha);
+            if (next < a.transmittance_threshold) {
+                done = true;
+                break;
+            }
+            if (a.trace_stride > 0) {
+                const std::size_t slot = pix * std::size_t(a.trace_stride) + std::size_t(hits);
+                a.hit_gids[slot] = std::int32_t(s_gid[j]);
+                a.hit_alphas[slot] = alpha;
+                a.hit_T[slot] = trans;
+            }
+            const float w = alpha * trans;
+            c += w * Vec3<float>{s_colour[j].x, s_colour[j].y, s_colour[j].z};
+            trans = next;
+            ++hits;
+            last = std::int32_t(batch) + j + 1;
+        }
+        __syncthreads();
+    }
+    if (!inside) return;
+    a.rgb[3 * pix] = c.x + trans * a.background.x;
+    a.rgb[3 * pix + 1] = c.y + trans * a.background.y;
+    a.rgb[3 * pix + 2] = c.z + trans * a.background.z;
+    a.final_T[pix] = trans;
+    a.n_hits[pix] = hits;
+    a.last_isect[pix] = last;
+}
+
+}  // namespace
+
+void launch_raster_fwd(const RasterFwdArgs& a, cudaStream_t stream) {
+    if (a.width == 0 || a.height == 0) return;
+    RADIANT_CHECK(a.tile_size * a.tile_size <= kMaxBlock, "CUDA raster: tile_size must be at most 16");
+    raster_fwd_kernel<<<dim3(unsigned(a.tiles_x), unsigned(a.tiles_y)), dim3(unsigned(a.tile_size), unsigned(a.tile_size)),
+                        0, stream>>>(a);
+    RADIANT_CUDA_CHECK_LAUNCH("raster_fwd_kernel");
+}
+
+}  // namespace radiant::cuda

@@ -1,0 +1,298 @@
+#include "radiant/render/cuda/rasterizer.hpp"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <fmt/format.h>
+
+#include "radiant/core/project.hpp"
+#include "stages.hpp"
+
+namespace radiant::cuda {
+
+StageTimer::StageTimer() {
+    RADIANT_CUDA_CHECK(cudaEventCreate(&start_));
+    for (auto& e : ends_) RADIANT_CUDA_CHECK(cudaEventCreate(&e));
+}
+StageTimer::~StageTimer() {
+    cudaEventDestroy(start_);
+    for (auto& e : ends_) cudaEventDestroy(e);
+}
+void StageTimer::start(cudaStream_t s) {
+    RADIANT_CUDA_CHECK(cudaEventRecord(start_, s));
+    for (bool& m : marked_) m = false;
+}
+void StageTimer::mark(Stage stage, cudaStream_t s) {
+    RADIANT_CUDA_CHECK(cudaEventRecord(ends_[int(stage)], s));
+    marked_[int(stage)] = true;
+}
+float StageTimer::elapsed_ms(Stage stage) const {
+    if (!marked_[int(stage)]) return 0.f;
+    // the previous marked stage (or the start) to this one
+    cudaEvent_t from = start_;
+    for (int s = int(stage) - 1; s >= 0; --s)
+        if (marked_[s]) {
+            from = ends_[s];
+            break;
+        }
+    float ms = 0.f;
+    RADIANT_CUDA_CHECK(cudaEventElapsedTime(&ms, from, ends_[int(stage)]));
+    return ms;
+}
+
+Rasterizer::Rasterizer(MemoryCounter* c) : counter_(c) {
+    for (auto* b : {&extent_sq_, &depths_, &colours_, &v_conics_, &v_colours_, &v_opacities_, &rgb_, &final_T_,
+                    &hit_alphas_, &hit_T_})
+        b->set_counter(c);
+    means2d_.set_counter(c);
+    v_means2d_.set_counter(c);
+    conic_opacity_.set_counter(c);
+    tile_rects_.set_counter(c);
+    radii_.set_counter(c);
+    tiles_touched_.set_counter(c);
+    offsets_.set_counter(c);
+    keys_.set_counter(c);
+    keys_sorted_.set_counter(c);
+    gids_.set_counter(c);
+    gids_sorted_.set_counter(c);
+    tile_ranges_.set_counter(c);
+    n_hits_.set_counter(c);
+    last_isect_.set_counter(c);
+    hit_gids_.set_counter(c);
+    scratch_.set_counter(c);
+}
+
+Rasterizer::~Rasterizer() {
+    if (pinned_count_) cudaFreeHost(pinned_count_);
+}
+
+namespace {
+
+int bits_for(std::uint32_t v) {
+    int b = 0;
+    while (b < 32 && (std::uint64_t(1) << b) <= v) ++b;
+    return b;
+}
+
+template <class Scene>
+void fill_scene(const Scene& s, int k, ProjectFwdArgs& a) {
+    a.n = s.n;
+    a.sh_coeffs = k;
+    a.means = s.means;
+    a.log_scales = s.log_scales;
+    a.quats = s.quats;
+    a.opacity_logits = s.opacity_logits;
+    a.sh = s.sh;
+}
+
+}  // namespace
+
+std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& camera, const RenderSettings& settings,
+                                cudaStream_t stream, StageTimer* timer) {
+    validate(settings);
+    validate(camera, camera.name.empty() ? "camera" : "camera " + camera.name);
+    RADIANT_CHECK(settings.tile_size == 8 || settings.tile_size == 16, "the CUDA backend needs tile_size 8 or 16");
+    camera_ = camera;
+    settings_ = settings;
+    width_ = camera.width;
+    height_ = camera.height;
+    tiles_x_ = (width_ + settings.tile_size - 1) / settings.tile_size;
+    tiles_y_ = (height_ + settings.tile_size - 1) / settings.tile_size;
+    const std::size_t n = std::size_t(scene.n), pixels = std::size_t(width_) * std::size_t(height_);
+    const std::size_t tiles = std::size_t(tiles_x_) * std::size_t(tiles_y_);
+    if (!pinned_count_) RADIANT_CUDA_CHECK(cudaMallocHost(&pinned_count_, 2 * sizeof(std::uint32_t)));
+
+    means2d_.resize_discard(n);
+    conic_opacity_.resize_discard(n);
+    extent_sq_.resize_discard(n);
+    depths_.resize_discard(n);
+    colours_.resize_discard(3 * n);
+    tile_rects_.resize_discard(n);
+    radii_.resize_discard(n);
+    tiles_touched_.resize_discard(n);
+    offsets_.resize_discard(n);
+    if (timer) timer->start(stream);
+
+    const int k = sh_coeff_count(scene.sh_degree);
+    ProjectFwdArgs p{};
+    fill_scene(scene, k, p);
+    p.ps = project_settings<float>(camera, settings, scene.sh_degree);
+    p.tiles_x = tiles_x_;
+    p.means2d = means2d_.data();
+    p.conic_opacity = conic_opacity_.data();
+    p.extent_sq = extent_sq_.data();
+    p.depths = depths_.data();
+    p.colours = colours_.data();
+    p.tile_rects = tile_rects_.data();
+    p.radii = radii_.data();
+    p.tiles_touched = tiles_touched_.data();
+    launch_project_ewa_fwd(p, stream);
+    if (timer) timer->mark(Stage::project, stream);
+
+    // Exclusive scan of the per-Gaussian pair counts; the total comes back to the host to size the sort.
+    pairs_ = 0;
+    if (n > 0) {
+        std::size_t scan_bytes = 0;
+        RADIANT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, tiles_touched_.data(), offsets_.data(),
+                                                         int(n), stream));
+        scratch_.resize_discard(std::max(scratch_.size(), scan_bytes));
+        RADIANT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scratch_.data(), scan_bytes, tiles_touched_.data(),
+                                                         offsets_.data(), int(n), stream));
+        RADIANT_CUDA_CHECK(cudaMemcpyAsync(pinned_count_, offsets_.data() + n - 1, sizeof(std::uint32_t),
+                                           cudaMemcpyDeviceToHost, stream));
+        RADIANT_CUDA_CHECK(cudaMemcpyAsync(pinned_count_ + 1, tiles_touched_.data() + n - 1, sizeof(std::uint32_t),
+                                           cudaMemcpyDeviceToHost, stream));
+        RADIANT_CUDA_CHECK(cudaStreamSynchronize(stream));
+        pairs_ = std::size_t(pinned_count_[0]) + std::size_t(pinned_count_[1]);
+    }
+    keys_.resize_discard(pairs_);
+    keys_sorted_.resize_discard(pairs_);
+    gids_.resize_discard(pairs_);
+    gids_sorted_.resize_discard(pairs_);
+    BinArgs b{};
+    b.n = int(n);
+    b.tiles_x = tiles_x_;
+    b.tile_size = settings.tile_size;
+    b.width = width_;
+    b.height = height_;
+    b.means2d = means2d_.data();
+    b.conic_opacity = conic_opacity_.data();
+    b.extent_sq = extent_sq_.data();
+    b.depths = depths_.data();
+    b.tile_rects = tile_rects_.data();
+    b.offsets = offsets_.data();
+    b.isect_keys = keys_.data();
+    b.isect_gids = gids_.data();
+    launch_bin_tiles(b, stream);
+    if (timer) timer->mark(Stage::bin, stream);
+
+    // One radix sort over only the key bits in use: 32 depth bits and enough for the tile ids.
+    if (pairs_ > 0) {
+        const int end_bit = 32 + bits_for(std::uint32_t(tiles));
+        std::size_t sort_bytes = 0;
+        RADIANT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_.data(), keys_sorted_.data(),
+                                                           gids_.data(), gids_sorted_.data(), pairs_, 0, end_bit,
+                                                           stream));
+        scratch_.resize_discard(std::max(scratch_.size(), sort_bytes));
+        RADIANT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch_.data(), sort_bytes, keys_.data(),
+                                                           keys_sorted_.data(), gids_.data(), gids_sorted_.data(),
+                                                           pairs_, 0, end_bit, stream));
+    }
+    tile_ranges_.resize_discard(tiles);
+    tile_ranges_.zero(stream);
+    launch_tile_ranges({pairs_, keys_sorted_.data(), tile_ranges_.data()}, stream);
+    if (timer) timer->mark(Stage::sort, stream);
+
+    const int stride = settings.trace_mode == TraceMode::trace ? settings.max_splat_steps : 0;
+    rgb_.resize_discard(3 * pixels);
+    final_T_.resize_discard(pixels);
+    n_hits_.resize_discard(pixels);
+    last_isect_.resize_discard(pixels);
+    hit_gids_.resize_discard(pixels * std::size_t(stride));
+    hit_alphas_.resize_discard(pixels * std::size_t(stride));
+    hit_T_.resize_discard(pixels * std::size_t(stride));
+    RasterFwdArgs r{};
+    r.width = width_;
+    r.height = height_;
+    r.tile_size = settings.tile_size;
+    r.tiles_x = tiles_x_;
+    r.tiles_y = tiles_y_;
+    r.tile_ranges = tile_ranges_.data();
+    r.isect_gids = gids_sorted_.data();
+    r.means2d = means2d_.data();
+    r.conic_opacity = conic_opacity_.data();
+    r.extent_sq = extent_sq_.data();
+    r.colours = colours_.data();
+    r.alpha_cutoff = float(settings.alpha_cutoff);
+    r.transmittance_threshold = float(settings.transmittance_threshold);
+    r.max_splat_steps = settings.max_splat_steps;
+    r.background = make_float3(float(settings.background[0]), float(settings.background[1]),
+                               float(settings.background[2]));
+    r.trace_stride = stride;
+    r.rgb = rgb_.data();
+    r.final_T = final_T_.data();
+    r.n_hits = n_hits_.data();
+    r.last_isect = last_isect_.data();
+    r.hit_gids = hit_gids_.data();
+    r.hit_alphas = hit_alphas_.data();
+    r.hit_T = hit_T_.data();
+    launch_raster_fwd(r, stream);
+    if (timer) timer->mark(Stage::forward, stream);
+    return pairs_;
+}
+
+void Rasterizer::backward(const DeviceSceneView& scene, const float* v_rgb, DeviceGradsView out, cudaStream_t stream,
+                          StageTimer* timer) {
+    const std::size_t n = std::size_t(scene.n);
+    RADIANT_CHECK(means2d_.size() == n, "Rasterizer::backward: run forward on this scene first");
+    v_means2d_.resize_discard(n);
+    v_conics_.resize_discard(3 * n);
+    v_colours_.resize_discard(3 * n);
+    v_opacities_.resize_discard(n);
+    for (auto* b : {&v_conics_, &v_colours_, &v_opacities_}) b->zero(stream);
+    v_means2d_.zero(stream);
+
+    RasterBwdArgs r{};
+    r.fwd.width = width_;
+    r.fwd.height = height_;
+    r.fwd.tile_size = settings_.tile_size;
+    r.fwd.tiles_x = tiles_x_;
+    r.fwd.tiles_y = tiles_y_;
+    r.fwd.tile_ranges = tile_ranges_.data();
+    r.fwd.isect_gids = gids_sorted_.data();
+    r.fwd.means2d = means2d_.data();
+    r.fwd.conic_opacity = conic_opacity_.data();
+    r.fwd.extent_sq = extent_sq_.data();
+    r.fwd.colours = colours_.data();
+    r.fwd.alpha_cutoff = float(settings_.alpha_cutoff);
+    r.fwd.transmittance_threshold = float(settings_.transmittance_threshold);
+    r.fwd.max_splat_steps = settings_.max_splat_steps;
+    r.fwd.background = make_float3(float(settings_.background[0]), float(settings_.background[1]),
+                                   float(settings_.background[2]));
+    r.fwd.trace_stride = settings_.trace_mode == TraceMode::trace ? settings_.max_splat_steps : 0;
+    r.fwd.final_T = final_T_.data();
+    r.fwd.n_hits = n_hits_.data();
+    r.fwd.last_isect = last_isect_.data();
+    r.fwd.hit_gids = hit_gids_.data();
+    r.fwd.hit_alphas = hit_alphas_.data();
+    r.fwd.hit_T = hit_T_.data();
+    r.v_rgb = v_rgb;
+    r.loss_grad_clip = float(settings_.loss_grad_clip);
+    r.v_means2d = v_means2d_.data();
+    r.v_conics = v_conics_.data();
+    r.v_colours = v_colours_.data();
+    r.v_opacities = v_opacities_.data();
+    launch_raster_bwd(r, stream);
+    if (timer) timer->mark(Stage::backward, stream);
+
+    ProjectBwdArgs g{};
+    g.n = int(n);
+    g.sh_coeffs = sh_coeff_count(scene.sh_degree);
+    g.means = scene.means;
+    g.log_scales = scene.log_scales;
+    g.quats = scene.quats;
+    g.opacity_logits = scene.opacity_logits;
+    g.sh = scene.sh;
+    g.ps = project_settings<float>(camera_, settings_, scene.sh_degree);
+    g.conic_opacity = conic_opacity_.data();
+    g.radii = radii_.data();
+    g.v_means2d = v_means2d_.data();
+    g.v_conics = v_conics_.data();
+    g.v_colours = v_colours_.data();
+    g.v_opacities = v_opacities_.data();
+    g.g_means = out.means;
+    g.g_log_scales = out.log_scales;
+    g.g_quats = out.quats;
+    g.g_opacity_logits = out.opacity_logits;
+    g.g_sh = out.sh;
+    g.mean2d_grad_norms = out.mean2d_grad_norms;
+    launch_project_ewa_bwd(g, stream);
+    if (timer) timer->mark(Stage::geometry, stream);
+}
+
+Image<float> Rasterizer::download_rgb(cudaStream_t stream) const {
+    Image<float> img(width_, height_, 3);
+    img.data = rgb_.download(stream);
+    return img;
+}
+
+}  // namespace radiant::cuda

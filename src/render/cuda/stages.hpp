@@ -1,0 +1,104 @@
+#pragma once
+// The CUDA stages of the `ewa` step (layer-private). Each stage: a plain Args struct of pointers and sizes,
+// passed by value, and one launch_<stage>(args, stream) that returns on zero work, sizes the grid, launches
+// and checks. Layouts are SoA, one entry per Gaussian [N], pair [P], tile or pixel [H·W].
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "radiant/core/project.hpp"
+
+namespace radiant::cuda {
+
+struct ProjectFwdArgs {
+    int n = 0, sh_coeffs = 1;  // scene's K
+    const float *means, *log_scales, *quats, *opacity_logits, *sh;
+    ProjectSettings<float> ps;
+    int tiles_x = 0;
+    // outputs [N]
+    float2* means2d;
+    float4* conic_opacity;  // conic a, b, c and opacity
+    float* extent_sq;
+    float* depths;
+    float* colours;  // [N, 3]
+    int4* tile_rects;
+    int* radii;
+    std::uint32_t* tiles_touched;
+};
+void launch_project_ewa_fwd(const ProjectFwdArgs& a, cudaStream_t stream);
+
+struct BinArgs {
+    int n = 0, tiles_x = 0, tile_size = 16, width = 0, height = 0;
+    const float2* means2d;
+    const float4* conic_opacity;
+    const float* extent_sq;
+    const float* depths;
+    const int4* tile_rects;
+    const std::uint32_t* offsets;  // exclusive prefix sum of tiles_touched [N]
+    std::uint64_t* isect_keys;     // [P] tile << 32 | depth bits
+    std::uint32_t* isect_gids;     // [P]
+};
+void launch_bin_tiles(const BinArgs& a, cudaStream_t stream);
+
+struct TileRangeArgs {
+    std::size_t pairs = 0;
+    const std::uint64_t* sorted_keys;
+    uint2* tile_ranges;  // [tiles], zeroed by the caller
+};
+void launch_tile_ranges(const TileRangeArgs& a, cudaStream_t stream);
+
+struct RasterFwdArgs {
+    int width = 0, height = 0, tile_size = 16, tiles_x = 0, tiles_y = 0;
+    const uint2* tile_ranges;
+    const std::uint32_t* isect_gids;
+    const float2* means2d;
+    const float4* conic_opacity;
+    const float* extent_sq;
+    const float* colours;
+    float alpha_cutoff, transmittance_threshold;
+    int max_splat_steps;  // 0 = unlimited
+    float3 background;
+    int trace_stride;  // trace mode: hits stored per pixel; 0 in replay mode
+    // outputs [H·W]
+    float* rgb;  // [H·W, 3]
+    float* final_T;
+    std::int32_t* n_hits;
+    std::int32_t* last_isect;
+    std::int32_t* hit_gids;  // [H·W, stride] (trace mode)
+    float* hit_alphas;
+    float* hit_T;
+};
+void launch_raster_fwd(const RasterFwdArgs& a, cudaStream_t stream);
+
+struct RasterBwdArgs {
+    RasterFwdArgs fwd;  // the forward's inputs and trace
+    const float* v_rgb;  // [H·W, 3]
+    float loss_grad_clip;
+    // outputs [N], accumulated (zeroed by the caller)
+    float2* v_means2d;
+    float* v_conics;  // [N, 3]
+    float* v_colours;  // [N, 3]
+    float* v_opacities;
+};
+void launch_raster_bwd(const RasterBwdArgs& a, cudaStream_t stream);
+
+struct ProjectBwdArgs {
+    int n = 0, sh_coeffs = 1;
+    const float *means, *log_scales, *quats, *opacity_logits, *sh;
+    ProjectSettings<float> ps;
+    const float4* conic_opacity;
+    const int* radii;
+    const float2* v_means2d;
+    const float* v_conics;
+    const float* v_colours;
+    const float* v_opacities;
+    // outputs [N, …], overwritten
+    float *g_means, *g_log_scales, *g_quats, *g_opacity_logits, *g_sh;
+    float* mean2d_grad_norms;
+};
+void launch_project_ewa_bwd(const ProjectBwdArgs& a, cudaStream_t stream);
+
+constexpr int kBlock1d = 256;
+inline unsigned blocks_for(std::size_t n, int block = kBlock1d) { return unsigned((n + std::size_t(block) - 1) / std::size_t(block)); }
+
+}  // namespace radiant::cuda
