@@ -9,5 +9,6 @@ void add_info_command(CLI::App& app);
 void add_render_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
 void add_train_command(CLI::App& app);  // train and eval
+void add_bench_command(CLI::App& app);
 
 }  // namespace radiant::app

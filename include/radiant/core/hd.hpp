@@ -6,3 +6,11 @@
 #else
 #define RADIANT_HD inline
 #endif
+
+// Loop unrolling for the kernels (constant indices keep small arrays in registers); nothing for host code
+// (nvcc's host pass hands pragmas to g++, which would warn).
+#if defined(__CUDA_ARCH__)
+#define RADIANT_UNROLL _Pragma("unroll")
+#else
+#define RADIANT_UNROLL
+#endif

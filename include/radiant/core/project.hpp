@@ -59,7 +59,8 @@ struct GaussianGrads {
 // False when the Gaussian is culled (outside near/far, degenerate footprint, never reaching the cutoff, or no
 // pixel centre inside its box).
 template <class T>
-RADIANT_HD bool project_ewa_gaussian(const GaussianParams<T>& g, const ProjectSettings<T>& s, Footprint<T>& f) {
+RADIANT_HD bool project_ewa_gaussian(const GaussianParams<T>& g, const ProjectSettings<T>& s,
+                                     Footprint<T>& f) {
     const Vec3<T> p = world_to_camera(s.cam, g.mean);
     if (!(p.z >= s.near_plane && p.z <= s.far_plane)) return false;
     const Vec3<T> log_scale = clamp_anisotropy(g.log_scale, s.max_anisotropy);
@@ -82,7 +83,8 @@ RADIANT_HD bool project_ewa_gaussian(const GaussianParams<T>& g, const ProjectSe
 // The chain rule from the footprint back to the parameters; v_sh ([K, 3], this Gaussian's) is added into.
 template <class T>
 RADIANT_HD GaussianGrads<T> project_ewa_gaussian_vjp(const GaussianParams<T>& g, const ProjectSettings<T>& s,
-                                                     const Footprint<T>& f, const FootprintGrads<T>& v, T* v_sh) {
+                                                     const Footprint<T>& f, const FootprintGrads<T>& v,
+                                                     T* v_sh) {
     const Mat3<T> wt = transpose(s.cam.R);
     const Vec3<T> log_scale = clamp_anisotropy(g.log_scale, s.max_anisotropy);
     const Vec3<T> p = world_to_camera(s.cam, g.mean);

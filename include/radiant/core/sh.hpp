@@ -76,15 +76,18 @@ RADIANT_HD void sh_basis_grad(int degree, Vec3<T> dir, Vec3<T>* g) {
 }
 
 // Colour of one Gaussian seen along `dir` (unit) from its coefficients [K, 3]; `clamped` (optional) gets
-// per channel whether the max(0, ·) was active, which stops that channel's gradient.
-template <class T>
-RADIANT_HD Vec3<T> sh_to_colour(int degree, const T* coeffs, Vec3<T> dir, bool* clamped = nullptr) {
+// per channel whether the max(0, ·) was active, which stops that channel's gradient. The degree is a template
+// parameter here so kernels keep the basis in registers; the runtime-degree versions below dispatch to it.
+template <int D, class T>
+RADIANT_HD Vec3<T> sh_to_colour_fixed(const T* coeffs, Vec3<T> dir, bool* clamped) {
     T b[kMaxShCoeffs];
-    sh_basis(degree, dir, b);
+    sh_basis(D, dir, b);
     Vec3<T> c{};
-    for (int k = 0; k < sh_coeff_count(degree); ++k)
+    RADIANT_UNROLL
+    for (int k = 0; k < sh_coeff_count(D); ++k)
         c += b[k] * Vec3<T>{coeffs[3 * k], coeffs[3 * k + 1], coeffs[3 * k + 2]};
     Vec3<T> out;
+    RADIANT_UNROLL
     for (int ch = 0; ch < 3; ++ch) {
         T v = c[ch] + T(0.5);
         if (clamped) clamped[ch] = v < T(0);
@@ -94,23 +97,54 @@ RADIANT_HD Vec3<T> sh_to_colour(int degree, const T* coeffs, Vec3<T> dir, bool* 
 }
 
 // Adds ∂L/∂coeffs ([K, 3]) and returns ∂L/∂dir given ∂L/∂colour.
-template <class T>
-RADIANT_HD Vec3<T> sh_to_colour_vjp(int degree, const T* coeffs, Vec3<T> dir, Vec3<T> v_colour, T* v_coeffs) {
+template <int D, class T>
+RADIANT_HD Vec3<T> sh_to_colour_vjp_fixed(const T* coeffs, Vec3<T> dir, Vec3<T> v_colour, T* v_coeffs) {
     T b[kMaxShCoeffs];
     Vec3<T> g[kMaxShCoeffs];
     bool clamped[3];
-    sh_to_colour(degree, coeffs, dir, clamped);
+    sh_to_colour_fixed<D>(coeffs, dir, clamped);
+    RADIANT_UNROLL
     for (int ch = 0; ch < 3; ++ch)
         if (clamped[ch]) v_colour[ch] = T(0);
-    sh_basis(degree, dir, b);
-    sh_basis_grad(degree, dir, g);
+    sh_basis(D, dir, b);
+    sh_basis_grad(D, dir, g);
     Vec3<T> v_dir{};
-    for (int k = 0; k < sh_coeff_count(degree); ++k) {
+    RADIANT_UNROLL
+    for (int k = 0; k < sh_coeff_count(D); ++k) {
+        RADIANT_UNROLL
         for (int ch = 0; ch < 3; ++ch) v_coeffs[3 * k + ch] += b[k] * v_colour[ch];
         T w = coeffs[3 * k] * v_colour.x + coeffs[3 * k + 1] * v_colour.y + coeffs[3 * k + 2] * v_colour.z;
         v_dir += w * g[k];
     }
     return v_dir;
+}
+
+template <class T>
+RADIANT_HD Vec3<T> sh_to_colour(int degree, const T* coeffs, Vec3<T> dir, bool* clamped = nullptr) {
+    switch (degree) {
+        case 0:
+            return sh_to_colour_fixed<0>(coeffs, dir, clamped);
+        case 1:
+            return sh_to_colour_fixed<1>(coeffs, dir, clamped);
+        case 2:
+            return sh_to_colour_fixed<2>(coeffs, dir, clamped);
+        default:
+            return sh_to_colour_fixed<3>(coeffs, dir, clamped);
+    }
+}
+
+template <class T>
+RADIANT_HD Vec3<T> sh_to_colour_vjp(int degree, const T* coeffs, Vec3<T> dir, Vec3<T> v_colour, T* v_coeffs) {
+    switch (degree) {
+        case 0:
+            return sh_to_colour_vjp_fixed<0>(coeffs, dir, v_colour, v_coeffs);
+        case 1:
+            return sh_to_colour_vjp_fixed<1>(coeffs, dir, v_colour, v_coeffs);
+        case 2:
+            return sh_to_colour_vjp_fixed<2>(coeffs, dir, v_colour, v_coeffs);
+        default:
+            return sh_to_colour_vjp_fixed<3>(coeffs, dir, v_colour, v_coeffs);
+    }
 }
 
 }  // namespace radiant

@@ -14,11 +14,12 @@
 namespace radiant {
 
 struct StepTimings {  // milliseconds, CUDA events
-    double project = 0, bin = 0, sort = 0, forward = 0, loss = 0, backward = 0, geometry = 0, adam = 0, step = 0;
+    double project = 0, bin = 0, sort = 0, forward = 0, loss = 0, backward = 0, geometry = 0, adam = 0,
+           step = 0;
 };
 
 class CudaStep {
-public:
+  public:
     CudaStep();
     ~CudaStep();
     CudaStep(const CudaStep&) = delete;
@@ -34,6 +35,9 @@ public:
     double step(const Camera& camera, const RenderSettings& settings, const LearningRates& lr,
                 const AdamConfig& config, StepTimings* timings = nullptr);
 
+    // Adam alone with the given gradients (the update step() applies after its backward).
+    void apply_adam(const SceneGrads& grads, const LearningRates& lr, const AdamConfig& config);
+
     // For tests: the forward image, and the gradients of Σ v_rgb·C (no Adam).
     Image<float> render(const Camera& camera, const RenderSettings& settings);
     SceneGrads gradients(const Camera& camera, const RenderSettings& settings, const Image<float>& v_rgb);
@@ -42,7 +46,7 @@ public:
     std::size_t peak_bytes() const;
     std::size_t current_bytes() const;
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

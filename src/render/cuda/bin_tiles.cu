@@ -33,7 +33,8 @@ __global__ void tile_ranges_kernel(TileRangeArgs a) {
     if (i >= a.pairs) return;
     const std::uint32_t tile = std::uint32_t(a.sorted_keys[i] >> 32);
     if (i == 0 || std::uint32_t(a.sorted_keys[i - 1] >> 32) != tile) a.tile_ranges[tile].x = std::uint32_t(i);
-    if (i + 1 == a.pairs || std::uint32_t(a.sorted_keys[i + 1] >> 32) != tile) a.tile_ranges[tile].y = std::uint32_t(i + 1);
+    if (i + 1 == a.pairs || std::uint32_t(a.sorted_keys[i + 1] >> 32) != tile)
+        a.tile_ranges[tile].y = std::uint32_t(i + 1);
 }
 
 }  // namespace

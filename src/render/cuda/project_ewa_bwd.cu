@@ -10,8 +10,12 @@ __global__ void project_ewa_bwd_kernel(ProjectBwdArgs a) {
     const int g = blockIdx.x * blockDim.x + threadIdx.x;
     if (g >= a.n) return;
     const int k3 = 3 * a.sh_coeffs;
-    float* v_sh = a.g_sh + std::size_t(g) * std::size_t(k3);
-    for (int i = 0; i < k3; ++i) v_sh[i] = 0.f;
+    // The SH gradient is built in a register array (constant indices after unrolling) and written once.
+    float v_sh[3 * kMaxShCoeffs];
+#pragma unroll
+    for (int i = 0; i < 3 * kMaxShCoeffs; ++i) v_sh[i] = 0.f;
+    float sh[3 * kMaxShCoeffs];
+    load_sh(a.sh + std::size_t(g) * std::size_t(k3), k3, sh);
     Vec3<float> v_mean{}, v_log_scale{};
     Vec4<float> v_quat{};
     float v_logit = 0.f, norm = 0.f;
@@ -21,7 +25,7 @@ __global__ void project_ewa_bwd_kernel(ProjectBwdArgs a) {
         p.log_scale = {a.log_scales[3 * g], a.log_scales[3 * g + 1], a.log_scales[3 * g + 2]};
         p.quat = {a.quats[4 * g], a.quats[4 * g + 1], a.quats[4 * g + 2], a.quats[4 * g + 3]};
         p.opacity_logit = a.opacity_logits[g];
-        p.sh = a.sh + std::size_t(g) * std::size_t(k3);
+        p.sh = sh;
         Footprint<float> f{};
         const float4 co = a.conic_opacity[g];
         f.conic = {co.x, co.y, co.z};
@@ -36,9 +40,11 @@ __global__ void project_ewa_bwd_kernel(ProjectBwdArgs a) {
         v_log_scale = r.v_log_scale;
         v_quat = r.v_quat;
         v_logit = r.v_opacity_logit;
-        const float hx = v.v_mean2d.x * 0.5f * float(a.ps.cam.width), hy = v.v_mean2d.y * 0.5f * float(a.ps.cam.height);
+        const float hx = v.v_mean2d.x * 0.5f * float(a.ps.cam.width),
+                    hy = v.v_mean2d.y * 0.5f * float(a.ps.cam.height);
         norm = sqrtf(hx * hx + hy * hy);
     }
+    store_sh(v_sh, k3, a.g_sh + std::size_t(g) * std::size_t(k3));
     for (int c = 0; c < 3; ++c) {
         a.g_means[3 * g + c] = v_mean[c];
         a.g_log_scales[3 * g + c] = v_log_scale[c];

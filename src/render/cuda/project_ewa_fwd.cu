@@ -14,7 +14,9 @@ __global__ void project_ewa_fwd_kernel(ProjectFwdArgs a) {
     p.log_scale = {a.log_scales[3 * g], a.log_scales[3 * g + 1], a.log_scales[3 * g + 2]};
     p.quat = {a.quats[4 * g], a.quats[4 * g + 1], a.quats[4 * g + 2], a.quats[4 * g + 3]};
     p.opacity_logit = a.opacity_logits[g];
-    p.sh = a.sh + std::size_t(g) * std::size_t(a.sh_coeffs) * 3;
+    float sh[3 * kMaxShCoeffs];
+    load_sh(a.sh + std::size_t(g) * std::size_t(a.sh_coeffs) * 3, 3 * a.sh_coeffs, sh);
+    p.sh = sh;
     Footprint<float> f;
     if (!project_ewa_gaussian(p, a.ps, f)) {
         a.radii[g] = 0;
@@ -22,7 +24,8 @@ __global__ void project_ewa_fwd_kernel(ProjectFwdArgs a) {
         a.tile_rects[g] = make_int4(0, 0, 0, 0);
         return;
     }
-    const int touched = for_each_touched_tile(f, a.ps.tile_size, a.tiles_x, a.ps.cam.width, a.ps.cam.height, [](int) {});
+    const int touched =
+        for_each_touched_tile(f, a.ps.tile_size, a.tiles_x, a.ps.cam.width, a.ps.cam.height, [](int) {});
     a.means2d[g] = make_float2(f.mean2d.x, f.mean2d.y);
     a.conic_opacity[g] = make_float4(f.conic.a, f.conic.b, f.conic.c, f.opacity);
     a.extent_sq[g] = f.extent_sq;

@@ -8,15 +8,17 @@ namespace {
 constexpr int kMaxBlock = 256;
 constexpr unsigned kFullMask = 0xffffffffu;
 
-__device__ float clip(float v, float limit) { return limit > 0.f ? fminf(fmaxf(v, -limit), limit) : v; }
+__device__ float clip(float v, float limit) {
+    return limit > 0.f ? fminf(fmaxf(v, -limit), limit) : v;
+}
 
 struct HitGrad {
     float v[9];  // mean2d x y, conic a b c, colour r g b, opacity
 };
 
 // ∂L/∂(one hit's inputs), back to front: ∂C/∂c = T α, ∂C/∂α = T (c − D) (DESIGN.md §2), then α → footprint.
-__device__ void hit_grad(const Vec2<float>& centre, float2 mean, float4 co, float3 colour, float alpha, float t_before,
-                         const Vec3<float>& v_c, Vec3<float>& behind, HitGrad& out) {
+__device__ void hit_grad(const Vec2<float>& centre, float2 mean, float4 co, float3 colour, float alpha,
+                         float t_before, const Vec3<float>& v_c, Vec3<float>& behind, HitGrad& out) {
     const Vec3<float> c{colour.x, colour.y, colour.z};
     const float w = t_before * alpha;
     out.v[5] = w * v_c.x;
@@ -26,8 +28,8 @@ __device__ void hit_grad(const Vec2<float>& centre, float2 mean, float4 co, floa
     Sym2<float> v_conic{};
     Vec2<float> v_mean{};
     float v_opacity = 0.f;
-    splat_alpha_vjp(Sym2<float>{co.x, co.y, co.z}, centre - Vec2<float>{mean.x, mean.y}, co.w, v_alpha, v_conic, v_mean,
-                    v_opacity);
+    splat_alpha_vjp(Sym2<float>{co.x, co.y, co.z}, centre - Vec2<float>{mean.x, mean.y}, co.w, v_alpha,
+                    v_conic, v_mean, v_opacity);
     out.v[0] = v_mean.x;
     out.v[1] = v_mean.y;
     out.v[2] = v_conic.a;
@@ -100,8 +102,9 @@ __global__ void __launch_bounds__(kMaxBlock) raster_bwd_replay_kernel(RasterBwdA
             if (i < my_last) {
                 const float4 co = s_conic_opacity[j];
                 float alpha;
-                hit = splat_alpha(Sym2<float>{co.x, co.y, co.z}, centre - Vec2<float>{s_mean[j].x, s_mean[j].y}, co.w,
-                                  s_extent[j], f.alpha_cutoff, alpha);
+                hit =
+                    splat_alpha(Sym2<float>{co.x, co.y, co.z}, centre - Vec2<float>{s_mean[j].x, s_mean[j].y},
+                                co.w, s_extent[j], f.alpha_cutoff, alpha);
                 if (hit) {
                     trans = trans / (1.f - alpha);
                     hit_grad(centre, s_mean[j], co, s_colour[j], alpha, trans, v_c, behind, h);
@@ -124,7 +127,8 @@ __global__ void raster_bwd_trace_kernel(RasterBwdArgs a) {
     if (x >= f.width || y >= f.height) return;
     const std::size_t pix = std::size_t(y) * std::size_t(f.width) + std::size_t(x);
     const Vec2<float> centre{float(x) + 0.5f, float(y) + 0.5f};
-    const Vec3<float> v_c{clip(a.v_rgb[3 * pix], a.loss_grad_clip), clip(a.v_rgb[3 * pix + 1], a.loss_grad_clip),
+    const Vec3<float> v_c{clip(a.v_rgb[3 * pix], a.loss_grad_clip),
+                          clip(a.v_rgb[3 * pix + 1], a.loss_grad_clip),
                           clip(a.v_rgb[3 * pix + 2], a.loss_grad_clip)};
     Vec3<float> behind{f.background.x, f.background.y, f.background.z};
     for (int k = f.n_hits[pix] - 1; k >= 0; --k) {
@@ -132,8 +136,8 @@ __global__ void raster_bwd_trace_kernel(RasterBwdArgs a) {
         const std::uint32_t g = std::uint32_t(f.hit_gids[slot]);
         HitGrad h{};
         hit_grad(centre, f.means2d[g], f.conic_opacity[g],
-                 make_float3(f.colours[3 * g], f.colours[3 * g + 1], f.colours[3 * g + 2]), f.hit_alphas[slot],
-                 f.hit_T[slot], v_c, behind, h);
+                 make_float3(f.colours[3 * g], f.colours[3 * g + 1], f.colours[3 * g + 2]),
+                 f.hit_alphas[slot], f.hit_T[slot], v_c, behind, h);
         add_to_gaussian(a, g, h);
     }
 }
@@ -145,7 +149,8 @@ void launch_raster_bwd(const RasterBwdArgs& a, cudaStream_t stream) {
     if (f.width == 0 || f.height == 0) return;
     RADIANT_CHECK(f.tile_size * f.tile_size <= kMaxBlock && (f.tile_size * f.tile_size) % 32 == 0,
                   "CUDA raster backward: tile_size must be 8 or 16");
-    const dim3 grid(unsigned(f.tiles_x), unsigned(f.tiles_y)), block(unsigned(f.tile_size), unsigned(f.tile_size));
+    const dim3 grid(unsigned(f.tiles_x), unsigned(f.tiles_y)),
+        block(unsigned(f.tile_size), unsigned(f.tile_size));
     if (f.trace_stride > 0) {
         raster_bwd_trace_kernel<<<grid, block, 0, stream>>>(a);
         RADIANT_CUDA_CHECK_LAUNCH("raster_bwd_trace_kernel");

@@ -50,8 +50,8 @@ __global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) 
             }
             const float4 co = s_conic_opacity[j];
             float alpha;
-            if (!splat_alpha(Sym2<float>{co.x, co.y, co.z}, centre - Vec2<float>{s_mean[j].x, s_mean[j].y}, co.w,
-                             s_extent[j], a.alpha_cutoff, alpha))
+            if (!splat_alpha(Sym2<float>{co.x, co.y, co.z}, centre - Vec2<float>{s_mean[j].x, s_mean[j].y},
+                             co.w, s_extent[j], a.alpha_cutoff, alpha))
                 continue;
             const float next = trans * (1.f - alpha);
             if (next < a.transmittance_threshold) {
@@ -86,8 +86,8 @@ __global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) 
 void launch_raster_fwd(const RasterFwdArgs& a, cudaStream_t stream) {
     if (a.width == 0 || a.height == 0) return;
     RADIANT_CHECK(a.tile_size * a.tile_size <= kMaxBlock, "CUDA raster: tile_size must be at most 16");
-    raster_fwd_kernel<<<dim3(unsigned(a.tiles_x), unsigned(a.tiles_y)), dim3(unsigned(a.tile_size), unsigned(a.tile_size)),
-                        0, stream>>>(a);
+    raster_fwd_kernel<<<dim3(unsigned(a.tiles_x), unsigned(a.tiles_y)),
+                        dim3(unsigned(a.tile_size), unsigned(a.tile_size)), 0, stream>>>(a);
     RADIANT_CUDA_CHECK_LAUNCH("raster_fwd_kernel");
 }
 

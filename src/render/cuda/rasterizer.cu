@@ -1,8 +1,8 @@
 #include "radiant/render/cuda/rasterizer.hpp"
 
+#include <fmt/format.h>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
-#include <fmt/format.h>
 
 #include "radiant/core/project.hpp"
 #include "stages.hpp"
@@ -40,8 +40,8 @@ float StageTimer::elapsed_ms(Stage stage) const {
 }
 
 Rasterizer::Rasterizer(MemoryCounter* c) : counter_(c) {
-    for (auto* b : {&extent_sq_, &depths_, &colours_, &v_conics_, &v_colours_, &v_opacities_, &rgb_, &final_T_,
-                    &hit_alphas_, &hit_T_})
+    for (auto* b : {&extent_sq_, &depths_, &colours_, &v_conics_, &v_colours_, &v_opacities_, &rgb_,
+                    &final_T_, &hit_alphas_, &hit_T_})
         b->set_counter(c);
     means2d_.set_counter(c);
     v_means2d_.set_counter(c);
@@ -86,11 +86,12 @@ void fill_scene(const Scene& s, int k, ProjectFwdArgs& a) {
 
 }  // namespace
 
-std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& camera, const RenderSettings& settings,
-                                cudaStream_t stream, StageTimer* timer) {
+std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& camera,
+                                const RenderSettings& settings, cudaStream_t stream, StageTimer* timer) {
     validate(settings);
     validate(camera, camera.name.empty() ? "camera" : "camera " + camera.name);
-    RADIANT_CHECK(settings.tile_size == 8 || settings.tile_size == 16, "the CUDA backend needs tile_size 8 or 16");
+    RADIANT_CHECK(settings.tile_size == 8 || settings.tile_size == 16,
+                  "the CUDA backend needs tile_size 8 or 16");
     camera_ = camera;
     settings_ = settings;
     width_ = camera.width;
@@ -132,15 +133,15 @@ std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& came
     pairs_ = 0;
     if (n > 0) {
         std::size_t scan_bytes = 0;
-        RADIANT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, tiles_touched_.data(), offsets_.data(),
-                                                         int(n), stream));
+        RADIANT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, tiles_touched_.data(),
+                                                         offsets_.data(), int(n), stream));
         scratch_.resize_discard(std::max(scratch_.size(), scan_bytes));
         RADIANT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scratch_.data(), scan_bytes, tiles_touched_.data(),
                                                          offsets_.data(), int(n), stream));
         RADIANT_CUDA_CHECK(cudaMemcpyAsync(pinned_count_, offsets_.data() + n - 1, sizeof(std::uint32_t),
                                            cudaMemcpyDeviceToHost, stream));
-        RADIANT_CUDA_CHECK(cudaMemcpyAsync(pinned_count_ + 1, tiles_touched_.data() + n - 1, sizeof(std::uint32_t),
-                                           cudaMemcpyDeviceToHost, stream));
+        RADIANT_CUDA_CHECK(cudaMemcpyAsync(pinned_count_ + 1, tiles_touched_.data() + n - 1,
+                                           sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream));
         RADIANT_CUDA_CHECK(cudaStreamSynchronize(stream));
         pairs_ = std::size_t(pinned_count_[0]) + std::size_t(pinned_count_[1]);
     }
@@ -169,13 +170,13 @@ std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& came
     if (pairs_ > 0) {
         const int end_bit = 32 + bits_for(std::uint32_t(tiles));
         std::size_t sort_bytes = 0;
-        RADIANT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_.data(), keys_sorted_.data(),
-                                                           gids_.data(), gids_sorted_.data(), pairs_, 0, end_bit,
-                                                           stream));
+        RADIANT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_.data(),
+                                                           keys_sorted_.data(), gids_.data(),
+                                                           gids_sorted_.data(), pairs_, 0, end_bit, stream));
         scratch_.resize_discard(std::max(scratch_.size(), sort_bytes));
         RADIANT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch_.data(), sort_bytes, keys_.data(),
-                                                           keys_sorted_.data(), gids_.data(), gids_sorted_.data(),
-                                                           pairs_, 0, end_bit, stream));
+                                                           keys_sorted_.data(), gids_.data(),
+                                                           gids_sorted_.data(), pairs_, 0, end_bit, stream));
     }
     tile_ranges_.resize_discard(tiles);
     tile_ranges_.zero(stream);
@@ -220,8 +221,8 @@ std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& came
     return pairs_;
 }
 
-void Rasterizer::backward(const DeviceSceneView& scene, const float* v_rgb, DeviceGradsView out, cudaStream_t stream,
-                          StageTimer* timer) {
+void Rasterizer::backward(const DeviceSceneView& scene, const float* v_rgb, DeviceGradsView out,
+                          cudaStream_t stream, StageTimer* timer) {
     const std::size_t n = std::size_t(scene.n);
     RADIANT_CHECK(means2d_.size() == n, "Rasterizer::backward: run forward on this scene first");
     v_means2d_.resize_discard(n);

@@ -71,12 +71,12 @@ struct RasterFwdArgs {
 void launch_raster_fwd(const RasterFwdArgs& a, cudaStream_t stream);
 
 struct RasterBwdArgs {
-    RasterFwdArgs fwd;  // the forward's inputs and trace
+    RasterFwdArgs fwd;   // the forward's inputs and trace
     const float* v_rgb;  // [H·W, 3]
     float loss_grad_clip;
     // outputs [N], accumulated (zeroed by the caller)
     float2* v_means2d;
-    float* v_conics;  // [N, 3]
+    float* v_conics;   // [N, 3]
     float* v_colours;  // [N, 3]
     float* v_opacities;
 };
@@ -99,6 +99,38 @@ struct ProjectBwdArgs {
 void launch_project_ewa_bwd(const ProjectBwdArgs& a, cudaStream_t stream);
 
 constexpr int kBlock1d = 256;
-inline unsigned blocks_for(std::size_t n, int block = kBlock1d) { return unsigned((n + std::size_t(block) - 1) / std::size_t(block)); }
+
+// One Gaussian's SH coefficients (3·K floats) between global memory and a register array, 16 bytes at a
+// time when the row allows it (K = 4 or 16: rows of 48 or 192 bytes, 16-byte aligned).
+__device__ __forceinline__ void load_sh(const float* src, int k3, float* dst) {
+    if (k3 % 4 == 0) {
+        RADIANT_UNROLL
+        for (int i = 0; i < 3 * kMaxShCoeffs / 4; ++i)
+            if (4 * i < k3) {
+                const float4 v = reinterpret_cast<const float4*>(src)[i];
+                dst[4 * i] = v.x, dst[4 * i + 1] = v.y, dst[4 * i + 2] = v.z, dst[4 * i + 3] = v.w;
+            }
+    } else {
+        RADIANT_UNROLL
+        for (int i = 0; i < 3 * kMaxShCoeffs; ++i)
+            if (i < k3) dst[i] = src[i];
+    }
+}
+__device__ __forceinline__ void store_sh(const float* src, int k3, float* dst) {
+    if (k3 % 4 == 0) {
+        RADIANT_UNROLL
+        for (int i = 0; i < 3 * kMaxShCoeffs / 4; ++i)
+            if (4 * i < k3)
+                reinterpret_cast<float4*>(dst)[i] =
+                    make_float4(src[4 * i], src[4 * i + 1], src[4 * i + 2], src[4 * i + 3]);
+    } else {
+        RADIANT_UNROLL
+        for (int i = 0; i < 3 * kMaxShCoeffs; ++i)
+            if (i < k3) dst[i] = src[i];
+    }
+}
+inline unsigned blocks_for(std::size_t n, int block = kBlock1d) {
+    return unsigned((n + std::size_t(block) - 1) / std::size_t(block));
+}
 
 }  // namespace radiant::cuda

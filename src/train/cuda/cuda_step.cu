@@ -76,8 +76,40 @@ struct CudaStep::Impl {
         cudaStreamDestroy(stream);
     }
     DeviceSceneView view() const {
-        return {int(n), sh_degree, params.means.data(), params.log_scales.data(), params.quats.data(),
-                params.opacity_logits.data(), params.sh.data()};
+        return {int(n),
+                sh_degree,
+                params.means.data(),
+                params.log_scales.data(),
+                params.quats.data(),
+                params.opacity_logits.data(),
+                params.sh.data()};
+    }
+    void adam(const LearningRates& lr, const AdamConfig& config) {
+        Impl& d = *this;
+        ++d.adam_step;
+        const float bias1 = float(1 - std::pow(config.beta1, double(d.adam_step)));
+        const float bias2 = float(1 - std::pow(config.beta2, double(d.adam_step)));
+        auto element = [&](double group_lr, const GroupLimit& l) {
+            return AdamElementConfig{
+                float(group_lr), float(config.beta1), float(config.beta2), float(config.eps), bias1,
+                bias2,           float(l.grad_clip),  float(l.min),        float(l.max)};
+        };
+        AdamArgs a{};
+        auto group = [&](DeviceBuffer<float>& p, DeviceBuffer<float>& g, DeviceBuffer<float>& m,
+                         DeviceBuffer<float>& v, AdamElementConfig c, float rest_lr, int sh_coeffs) {
+            a.groups[a.count++] = {p.data(), g.data(), m.data(), v.data(), p.size(), c, rest_lr, sh_coeffs};
+        };
+        group(d.params.means, d.grads.means, d.m.means, d.v.means, element(lr.means, config.means), 0.f, 0);
+        group(d.params.log_scales, d.grads.log_scales, d.m.log_scales, d.v.log_scales,
+              element(lr.log_scales, config.log_scales), 0.f, 0);
+        group(d.params.quats, d.grads.quats, d.m.quats, d.v.quats, element(lr.quats, config.quats), 0.f, 0);
+        group(d.params.opacity_logits, d.grads.opacity_logits, d.m.opacity_logits, d.v.opacity_logits,
+              element(lr.opacity_logits, config.opacity_logits), 0.f, 0);
+        group(d.params.sh, d.grads.sh, d.m.sh, d.v.sh, element(lr.sh_dc, config.sh), float(lr.sh_rest),
+              sh_coeff_count(d.sh_degree));
+        a.bad = d.bad.data();
+        launch_adam(a, d.stream);
+        launch_normalize_quats(d.params.quats.data(), d.n, d.stream);
     }
     DeviceGradsView grads_view() {
         return {grads.means.data(),          grads.log_scales.data(), grads.quats.data(),
@@ -102,7 +134,9 @@ void CudaStep::set_scene(const Scene& s) {
     RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
 }
 
-Scene CudaStep::scene() const { return impl_->params.download(impl_->sh_degree, impl_->stream); }
+Scene CudaStep::scene() const {
+    return impl_->params.download(impl_->sh_degree, impl_->stream);
+}
 
 void CudaStep::set_adam(const AdamState& s) {
     Impl& d = *impl_;
@@ -133,8 +167,8 @@ double CudaStep::step(const Camera& camera, const RenderSettings& settings, cons
                       const AdamConfig& config, StepTimings* timings) {
     Impl& d = *impl_;
     RADIANT_CHECK(camera.width == d.target_w && camera.height == d.target_h,
-                  fmt::format("CUDA step: camera is {}x{}, the target {}x{}", camera.width, camera.height, d.target_w,
-                              d.target_h));
+                  fmt::format("CUDA step: camera is {}x{}, the target {}x{}", camera.width, camera.height,
+                              d.target_w, d.target_h));
     StageTimer* timer = timings ? &d.timer : nullptr;
     d.pairs = d.raster.forward(d.view(), camera, settings, d.stream, timer);
 
@@ -146,33 +180,11 @@ double CudaStep::step(const Camera& camera, const RenderSettings& settings, cons
 
     d.raster.backward(d.view(), d.v_rgb.data(), d.grads_view(), d.stream, timer);
 
-    ++d.adam_step;
-    const float bias1 = float(1 - std::pow(config.beta1, double(d.adam_step)));
-    const float bias2 = float(1 - std::pow(config.beta2, double(d.adam_step)));
-    auto element = [&](double group_lr, const GroupLimit& l) {
-        return AdamElementConfig{float(group_lr), float(config.beta1), float(config.beta2), float(config.eps),
-                                 bias1,           bias2,               float(l.grad_clip),  float(l.min),
-                                 float(l.max)};
-    };
-    AdamArgs a{};
-    auto group = [&](DeviceBuffer<float>& p, DeviceBuffer<float>& g, DeviceBuffer<float>& m, DeviceBuffer<float>& v,
-                     AdamElementConfig c, float rest_lr, int sh_coeffs) {
-        a.groups[a.count++] = {p.data(), g.data(), m.data(), v.data(), p.size(), c, rest_lr, sh_coeffs};
-    };
-    group(d.params.means, d.grads.means, d.m.means, d.v.means, element(lr.means, config.means), 0.f, 0);
-    group(d.params.log_scales, d.grads.log_scales, d.m.log_scales, d.v.log_scales,
-          element(lr.log_scales, config.log_scales), 0.f, 0);
-    group(d.params.quats, d.grads.quats, d.m.quats, d.v.quats, element(lr.quats, config.quats), 0.f, 0);
-    group(d.params.opacity_logits, d.grads.opacity_logits, d.m.opacity_logits, d.v.opacity_logits,
-          element(lr.opacity_logits, config.opacity_logits), 0.f, 0);
-    group(d.params.sh, d.grads.sh, d.m.sh, d.v.sh, element(lr.sh_dc, config.sh), float(lr.sh_rest),
-          sh_coeff_count(d.sh_degree));
-    a.bad = d.bad.data();
-    launch_adam(a, d.stream);
-    launch_normalize_quats(d.params.quats.data(), d.n, d.stream);
+    d.adam(lr, config);
     if (timer) timer->mark(Stage::adam, d.stream);
 
-    RADIANT_CUDA_CHECK(cudaMemcpyAsync(d.pinned_loss, d.loss_sum.data(), sizeof(double), cudaMemcpyDeviceToHost, d.stream));
+    RADIANT_CUDA_CHECK(
+        cudaMemcpyAsync(d.pinned_loss, d.loss_sum.data(), sizeof(double), cudaMemcpyDeviceToHost, d.stream));
     RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
     if (timings) {
         timings->project = d.timer.elapsed_ms(Stage::project);
@@ -189,13 +201,27 @@ double CudaStep::step(const Camera& camera, const RenderSettings& settings, cons
     return *d.pinned_loss / double(values);
 }
 
+void CudaStep::apply_adam(const SceneGrads& g, const LearningRates& lr, const AdamConfig& config) {
+    Impl& d = *impl_;
+    RADIANT_CHECK(g.means.size() == 3 * d.n && g.sh.size() == d.params.sh.size(),
+                  "CUDA step: gradients do not match");
+    d.grads.means.upload(g.means, d.stream);
+    d.grads.log_scales.upload(g.log_scales, d.stream);
+    d.grads.quats.upload(g.quats, d.stream);
+    d.grads.opacity_logits.upload(g.opacity_logits, d.stream);
+    d.grads.sh.upload(g.sh, d.stream);
+    d.adam(lr, config);
+    RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+}
+
 Image<float> CudaStep::render(const Camera& camera, const RenderSettings& settings) {
     Impl& d = *impl_;
     d.pairs = d.raster.forward(d.view(), camera, settings, d.stream);
     return d.raster.download_rgb(d.stream);
 }
 
-SceneGrads CudaStep::gradients(const Camera& camera, const RenderSettings& settings, const Image<float>& v_rgb) {
+SceneGrads CudaStep::gradients(const Camera& camera, const RenderSettings& settings,
+                               const Image<float>& v_rgb) {
     Impl& d = *impl_;
     RADIANT_CHECK(v_rgb.width == camera.width && v_rgb.height == camera.height && v_rgb.channels == 3,
                   "CUDA step: pixel gradient size differs from the camera's");
@@ -213,14 +239,21 @@ SceneGrads CudaStep::gradients(const Camera& camera, const RenderSettings& setti
     g.mean2d_grad_norms = d.norms.download(d.stream);
     std::vector<int> radii(d.n);
     if (d.n)
-        RADIANT_CUDA_CHECK(cudaMemcpy(radii.data(), d.raster.radii(), d.n * sizeof(int), cudaMemcpyDeviceToHost));
+        RADIANT_CUDA_CHECK(
+            cudaMemcpy(radii.data(), d.raster.radii(), d.n * sizeof(int), cudaMemcpyDeviceToHost));
     g.visible.resize(d.n);
     for (std::size_t i = 0; i < d.n; ++i) g.visible[i] = radii[i] > 0;
     return g;
 }
 
-std::size_t CudaStep::tile_pairs() const { return impl_->pairs; }
-std::size_t CudaStep::peak_bytes() const { return impl_->counter.peak; }
-std::size_t CudaStep::current_bytes() const { return impl_->counter.current; }
+std::size_t CudaStep::tile_pairs() const {
+    return impl_->pairs;
+}
+std::size_t CudaStep::peak_bytes() const {
+    return impl_->counter.peak;
+}
+std::size_t CudaStep::current_bytes() const {
+    return impl_->counter.current;
+}
 
 }  // namespace radiant

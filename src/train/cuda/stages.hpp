@@ -12,8 +12,8 @@ struct LossL1Args {
     std::size_t n = 0;  // H·W·3
     const float* render;
     const float* target;
-    float* v_render;     // ∂L1/∂render = sign / n
-    double* loss_sum;    // Σ |render − target|, accumulated (zeroed by the caller)
+    float* v_render;   // ∂L1/∂render = sign / n
+    double* loss_sum;  // Σ |render − target|, accumulated (zeroed by the caller)
 };
 void launch_loss_l1(const LossL1Args& a, cudaStream_t stream);
 

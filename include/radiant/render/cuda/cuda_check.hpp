@@ -10,7 +10,7 @@
 namespace radiant::cuda {
 
 class CudaError : public Error {
-public:
+  public:
     using Error::Error;
 };
 
@@ -23,10 +23,11 @@ std::string device_name();
 
 }  // namespace radiant::cuda
 
-#define RADIANT_CUDA_CHECK(call)                                                                      \
-    do {                                                                                              \
-        const cudaError_t radiant_err_ = (call);                                                      \
-        if (radiant_err_ != cudaSuccess) ::radiant::cuda::throw_cuda_error(radiant_err_, #call, __FILE__, __LINE__); \
+#define RADIANT_CUDA_CHECK(call)                                                        \
+    do {                                                                                \
+        const cudaError_t radiant_err_ = (call);                                        \
+        if (radiant_err_ != cudaSuccess)                                                \
+            ::radiant::cuda::throw_cuda_error(radiant_err_, #call, __FILE__, __LINE__); \
     } while (0)
 
 // After a launch: the launch error, and with RADIANT_SYNC_CHECKS (Debug) a synchronisation so an

@@ -24,7 +24,7 @@ struct MemoryCounter {
 
 template <class T>
 class DeviceBuffer {
-public:
+  public:
     DeviceBuffer() = default;
     explicit DeviceBuffer(MemoryCounter* counter) : counter_(counter) {}
     DeviceBuffer(const DeviceBuffer&) = delete;
@@ -59,11 +59,14 @@ public:
         resize_discard(n);
         if (n) RADIANT_CUDA_CHECK(cudaMemcpyAsync(ptr_, host, n * sizeof(T), cudaMemcpyHostToDevice, stream));
     }
-    void upload(const std::vector<T>& v, cudaStream_t stream = nullptr) { upload(v.data(), v.size(), stream); }
+    void upload(const std::vector<T>& v, cudaStream_t stream = nullptr) {
+        upload(v.data(), v.size(), stream);
+    }
     std::vector<T> download(cudaStream_t stream = nullptr) const {
         std::vector<T> v(size_);
         if (size_) {
-            RADIANT_CUDA_CHECK(cudaMemcpyAsync(v.data(), ptr_, size_ * sizeof(T), cudaMemcpyDeviceToHost, stream));
+            RADIANT_CUDA_CHECK(
+                cudaMemcpyAsync(v.data(), ptr_, size_ * sizeof(T), cudaMemcpyDeviceToHost, stream));
             RADIANT_CUDA_CHECK(cudaStreamSynchronize(stream));
         }
         return v;
@@ -76,7 +79,7 @@ public:
     const T* data() const { return ptr_; }
     std::size_t size() const { return size_; }
 
-private:
+  private:
     void release() {
         if (ptr_) {
             cudaFree(ptr_);

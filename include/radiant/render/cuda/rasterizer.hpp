@@ -29,7 +29,7 @@ struct DeviceGradsView {
 enum class Stage { project, bin, sort, forward, loss, backward, geometry, adam, count };
 
 class StageTimer {
-public:
+  public:
     StageTimer();
     ~StageTimer();
     StageTimer(const StageTimer&) = delete;
@@ -39,14 +39,14 @@ public:
     // Milliseconds of each stage since start() (after the stream has been synchronised).
     float elapsed_ms(Stage stage) const;
 
-private:
+  private:
     cudaEvent_t start_{};
     cudaEvent_t ends_[int(Stage::count)]{};
     bool marked_[int(Stage::count)]{};
 };
 
 class Rasterizer {
-public:
+  public:
     explicit Rasterizer(MemoryCounter* counter);
     ~Rasterizer();
     Rasterizer(const Rasterizer&) = delete;
@@ -65,7 +65,7 @@ public:
     int height() const { return height_; }
     Image<float> download_rgb(cudaStream_t stream) const;
 
-private:
+  private:
     MemoryCounter* counter_;
     Camera camera_;
     RenderSettings settings_;

@@ -1,0 +1,152 @@
+// `radiant bench`: the DESIGN.md §7 benchmark scene, per-stage step timings (CUDA events, medians after a
+// warm-up), tile pairs and peak device memory; `--cpu` times the CPU reference instead.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "commands.hpp"
+#include "radiant/core/bench_scene.hpp"
+#include "radiant/core/error.hpp"
+#include "radiant/core/log.hpp"
+#include "radiant/render/cpu/render_cpu.hpp"
+#include "radiant/train/adam.hpp"
+#include "radiant/train/loss.hpp"
+#ifdef RADIANT_HAS_CUDA
+#include "radiant/render/cuda/cuda_check.hpp"
+#include "radiant/train/cuda_step.hpp"
+#endif
+
+namespace radiant::app {
+namespace {
+
+struct BenchArgs {
+    std::size_t n = 1000000;
+    int width = 1920, height = 1080, steps = 20, warmup = 5;
+    bool heavier = false, cpu = false, json = false, trace = false;
+};
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+Image<float> random_target(int w, int h) {
+    Image<float> t(w, h, 3);
+    std::mt19937 rng(1);
+    std::uniform_real_distribution<float> u(0, 1);
+    for (float& v : t.data) v = u(rng);
+    return t;
+}
+
+void report(const BenchArgs& a, const std::string& device, const std::vector<std::pair<std::string, double>>& rows,
+            std::size_t pairs, std::size_t peak) {
+    if (a.json) {
+        nlohmann::json j;
+        j["device"] = device;
+        j["gaussians"] = a.n;
+        j["width"] = a.width;
+        j["height"] = a.height;
+        j["heavier"] = a.heavier;
+        j["trace_mode"] = a.trace ? "trace" : "replay";
+        j["steps"] = a.steps;
+        j["tile_pairs"] = pairs;
+        j["peak_memory_bytes"] = peak;
+        for (const auto& [k, v] : rows) j["ms"][k] = v;
+        std::printf("%s\n", j.dump(2).c_str());
+        return;
+    }
+    std::printf("%s — %zu Gaussians%s @ %dx%d, %s mode, median of %d steps\n", device.c_str(), a.n,
+                a.heavier ? " (heavier)" : "", a.width, a.height, a.trace ? "trace" : "replay", a.steps);
+    for (const auto& [k, v] : rows) std::printf("  %-10s %8.3f ms\n", k.c_str(), v);
+    std::printf("  tile pairs %zu\n  peak memory %.2f GiB\n", pairs, double(peak) / (1024.0 * 1024 * 1024));
+}
+
+void run_cpu(const BenchArgs& a, const Scene& scene, const Camera& cam, const RenderSettings& s) {
+    const Image<float> target = random_target(a.width, a.height);
+    std::vector<double> fwd, loss, bwd, adam, step;
+    std::size_t pairs = 0;
+    Scene p = scene;
+    AdamState st;
+    st.reset_like(p);
+    const LearningRates lr{1.6e-4, 5e-3, 1e-3, 5e-2, 2.5e-3, 1.25e-4};
+    for (int i = 0; i < a.warmup + a.steps; ++i) {
+        using clock = std::chrono::steady_clock;
+        const auto t0 = clock::now();
+        const ForwardResult<float> f = cpu::render_forward(p, cam, s);
+        const auto t1 = clock::now();
+        Image<float> v_rgb;
+        photometric_loss(f.rgb, target, 0.0, &v_rgb);
+        const auto t2 = clock::now();
+        const SceneGrads g = cpu::render_backward(p, cam, s, f, v_rgb);
+        const auto t3 = clock::now();
+        adam_step(p, g, st, lr, AdamConfig{});
+        const auto t4 = clock::now();
+        pairs = f.lists.pairs();
+        if (i < a.warmup) continue;
+        auto ms = [](auto x, auto y) { return std::chrono::duration<double, std::milli>(y - x).count(); };
+        fwd.push_back(ms(t0, t1));
+        loss.push_back(ms(t1, t2));
+        bwd.push_back(ms(t2, t3));
+        adam.push_back(ms(t3, t4));
+        step.push_back(ms(t0, t4));
+    }
+    report(a, "CPU reference", {{"forward", median(fwd)}, {"loss", median(loss)}, {"backward", median(bwd)},
+                                {"adam", median(adam)}, {"step", median(step)}},
+           pairs, 0);
+}
+
+void run(const BenchArgs& a) {
+    if (a.steps < 1 || a.warmup < 0) throw Error("--steps must be positive and --warmup non-negative");
+    const Scene scene = make_bench_scene({a.n, a.heavier, 0});
+    const Camera cam = bench_camera(a.width, a.height);
+    RenderSettings s;
+    s.trace_mode = a.trace ? TraceMode::trace : TraceMode::replay;
+    s.max_splat_steps = a.trace ? 256 : 0;
+    if (a.cpu) return run_cpu(a, scene, cam, s);
+#ifdef RADIANT_HAS_CUDA
+    if (!cuda::device_available()) throw Error("no CUDA device; use --cpu for the CPU reference");
+    CudaStep gpu;
+    gpu.set_scene(scene);
+    gpu.set_target(random_target(a.width, a.height));
+    const LearningRates lr{1.6e-4, 5e-3, 1e-3, 5e-2, 2.5e-3, 1.25e-4};
+    const char* names[] = {"project", "bin", "sort", "forward", "loss", "backward", "geometry", "adam", "step"};
+    std::vector<std::vector<double>> t(9);
+    for (int i = 0; i < a.warmup + a.steps; ++i) {
+        StepTimings st;
+        gpu.step(cam, s, lr, AdamConfig{}, &st);
+        if (i < a.warmup) continue;
+        const double v[] = {st.project, st.bin, st.sort, st.forward, st.loss, st.backward, st.geometry, st.adam, st.step};
+        for (int k = 0; k < 9; ++k) t[std::size_t(k)].push_back(v[k]);
+    }
+    std::vector<std::pair<std::string, double>> rows;
+    for (int k = 0; k < 9; ++k) rows.push_back({names[k], median(t[std::size_t(k)])});
+    report(a, cuda::device_name(), rows, gpu.tile_pairs(), gpu.peak_bytes());
+#else
+    throw Error("radiant was built without CUDA; use --cpu");
+#endif
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+    auto a = std::make_shared<BenchArgs>();
+    auto* cmd = app.add_subcommand("bench", "Time the training step on the DESIGN.md §7 benchmark scene");
+    cmd->add_option("-n,--gaussians", a->n, "Gaussians")->capture_default_str();
+    cmd->add_option("--width", a->width, "image width")->check(CLI::Range(16, 16384))->capture_default_str();
+    cmd->add_option("--height", a->height, "image height")->check(CLI::Range(16, 16384))->capture_default_str();
+    cmd->add_option("--steps", a->steps, "timed steps (median)")->capture_default_str();
+    cmd->add_option("--warmup", a->warmup, "untimed steps first")->capture_default_str();
+    cmd->add_flag("--heavier", a->heavier, "the heavier scene (log-scale mean ln 0.03)");
+    cmd->add_flag("--trace", a->trace, "trace mode (stored hits) instead of replay");
+    cmd->add_flag("--cpu", a->cpu, "time the CPU reference instead of CUDA");
+    cmd->add_flag("--json", a->json, "JSON output");
+    cmd->callback([a] { run(*a); });
+}
+
+}  // namespace radiant::app
