@@ -44,8 +44,8 @@ Image<float> random_target(int w, int h) {
     return t;
 }
 
-void report(const BenchArgs& a, const std::string& device, const std::vector<std::pair<std::string, double>>& rows,
-            std::size_t pairs, std::size_t peak) {
+void report(const BenchArgs& a, const std::string& device,
+            const std::vector<std::pair<std::string, double>>& rows, std::size_t pairs, std::size_t peak) {
     if (a.json) {
         nlohmann::json j;
         j["device"] = device;
@@ -96,8 +96,12 @@ void run_cpu(const BenchArgs& a, const Scene& scene, const Camera& cam, const Re
         adam.push_back(ms(t3, t4));
         step.push_back(ms(t0, t4));
     }
-    report(a, "CPU reference", {{"forward", median(fwd)}, {"loss", median(loss)}, {"backward", median(bwd)},
-                                {"adam", median(adam)}, {"step", median(step)}},
+    report(a, "CPU reference",
+           {{"forward", median(fwd)},
+            {"loss", median(loss)},
+            {"backward", median(bwd)},
+            {"adam", median(adam)},
+            {"step", median(step)}},
            pairs, 0);
 }
 
@@ -115,13 +119,15 @@ void run(const BenchArgs& a) {
     gpu.set_scene(scene);
     gpu.set_target(random_target(a.width, a.height));
     const LearningRates lr{1.6e-4, 5e-3, 1e-3, 5e-2, 2.5e-3, 1.25e-4};
-    const char* names[] = {"project", "bin", "sort", "forward", "loss", "backward", "geometry", "adam", "step"};
+    const char* names[] = {"project",  "bin",      "sort", "forward", "loss",
+                           "backward", "geometry", "adam", "step"};
     std::vector<std::vector<double>> t(9);
     for (int i = 0; i < a.warmup + a.steps; ++i) {
         StepTimings st;
         gpu.step(cam, s, lr, AdamConfig{}, &st);
         if (i < a.warmup) continue;
-        const double v[] = {st.project, st.bin, st.sort, st.forward, st.loss, st.backward, st.geometry, st.adam, st.step};
+        const double v[] = {st.project,  st.bin,      st.sort, st.forward, st.loss,
+                            st.backward, st.geometry, st.adam, st.step};
         for (int k = 0; k < 9; ++k) t[std::size_t(k)].push_back(v[k]);
     }
     std::vector<std::pair<std::string, double>> rows;
@@ -139,7 +145,9 @@ void add_bench_command(CLI::App& app) {
     auto* cmd = app.add_subcommand("bench", "Time the training step on the DESIGN.md §7 benchmark scene");
     cmd->add_option("-n,--gaussians", a->n, "Gaussians")->capture_default_str();
     cmd->add_option("--width", a->width, "image width")->check(CLI::Range(16, 16384))->capture_default_str();
-    cmd->add_option("--height", a->height, "image height")->check(CLI::Range(16, 16384))->capture_default_str();
+    cmd->add_option("--height", a->height, "image height")
+        ->check(CLI::Range(16, 16384))
+        ->capture_default_str();
     cmd->add_option("--steps", a->steps, "timed steps (median)")->capture_default_str();
     cmd->add_option("--warmup", a->warmup, "untimed steps first")->capture_default_str();
     cmd->add_flag("--heavier", a->heavier, "the heavier scene (log-scale mean ln 0.03)");

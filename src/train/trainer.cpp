@@ -302,7 +302,10 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
                 log_debug("step {}: densify {} → {} (clone {}, split {})", step, before, backend->size(),
                           plan.clone.size(), plan.split.size());
             }
-            if (step < a.stop && a.reset_every > 0 && step % a.reset_every == 0) {
+            // An opacity reset needs steps to recover from: none in the last reset_every / 2 steps of a run
+            // (a 3000-step run would otherwise end on the reset Inria 3DGS does at step 3000).
+            if (step < a.stop && a.reset_every > 0 && step % a.reset_every == 0 &&
+                c.steps - step >= a.reset_every / 2) {
                 DensifyPlan reset;
                 reset.reset_opacity = 0.01;
                 backend->densify(reset);

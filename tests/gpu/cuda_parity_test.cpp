@@ -74,7 +74,8 @@ TEST_P(CudaParity, ImagesAndGradientsMatchTheCpuReference) {
     const Image<float> img_gpu = gpu.render(cam, s);
     const ForwardResult<float> fwd = cpu::render_forward(scene, cam, s);
     double mean_abs = 0;
-    for (std::size_t i = 0; i < fwd.rgb.data.size(); ++i) mean_abs += std::abs(double(img_gpu.data[i]) - fwd.rgb.data[i]);
+    for (std::size_t i = 0; i < fwd.rgb.data.size(); ++i)
+        mean_abs += std::abs(double(img_gpu.data[i]) - fwd.rgb.data[i]);
     mean_abs /= double(fwd.rgb.data.size());
     EXPECT_LT(mean_abs, 1e-5) << c.name;
     EXPECT_EQ(gpu.tile_pairs(), fwd.lists.pairs()) << c.name;
@@ -134,7 +135,8 @@ TEST(CudaAdam, MatchesTheCpuOptimizerToFloatRounding) {
     const Scene out = gpu.scene();
     auto max_diff = [](const std::vector<float>& a, const std::vector<float>& b) {
         double d = 0;
-        for (std::size_t i = 0; i < a.size(); ++i) d = std::max(d, double(std::abs(a[i] - b[i])) / (1 + std::abs(b[i])));
+        for (std::size_t i = 0; i < a.size(); ++i)
+            d = std::max(d, double(std::abs(a[i] - b[i])) / (1 + std::abs(b[i])));
         return d;
     };
     EXPECT_LT(max_diff(out.means, cpu.means), 1e-6);
