@@ -6,7 +6,7 @@ namespace radiant::cpu {
 
 template <class T>
 void project_ewa(const SceneT<T>& scene, const Camera& camera, const RenderSettings& settings,
-                 const TileGrid& grid, Projected<T>& out) {
+                 Projected<T>& out) {
     const std::int64_t n = std::int64_t(scene.size());
     out.means2d.assign(std::size_t(n), {});
     out.conics.assign(std::size_t(n), {});
@@ -17,7 +17,6 @@ void project_ewa(const SceneT<T>& scene, const Camera& camera, const RenderSetti
     out.tile_rects.assign(std::size_t(n), {});
     out.radii.assign(std::size_t(n), 0);
     const ProjectSettings<T> ps = project_settings<T>(camera, settings, scene.sh_degree);
-    (void)grid;  // the footprint's tile bounds come from the camera's size and ps.tile_size
 
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < n; ++i) {
@@ -35,9 +34,9 @@ void project_ewa(const SceneT<T>& scene, const Camera& camera, const RenderSetti
     }
 }
 
-template void project_ewa<float>(const SceneT<float>&, const Camera&, const RenderSettings&, const TileGrid&,
+template void project_ewa<float>(const SceneT<float>&, const Camera&, const RenderSettings&,
                                  Projected<float>&);
 template void project_ewa<double>(const SceneT<double>&, const Camera&, const RenderSettings&,
-                                  const TileGrid&, Projected<double>&);
+                                  Projected<double>&);
 
 }  // namespace radiant::cpu

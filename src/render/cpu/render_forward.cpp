@@ -16,7 +16,7 @@ ForwardResult<T> render_forward(const SceneT<T>& scene, const Camera& camera,
                   fmt::format("scene arrays disagree with its {} Gaussians", n));
     ForwardResult<T> out;
     out.grid = TileGrid(camera.width, camera.height, settings.tile_size);
-    project_ewa(scene, camera, settings, out.grid, out.projected);
+    project_ewa(scene, camera, settings, out.projected);
     bin_and_sort(out.projected, out.grid, settings, out.lists);
     raster_fwd(out.projected, out.lists, out.grid, settings, out);
     return out;

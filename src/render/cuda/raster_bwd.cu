@@ -1,6 +1,6 @@
 #include "radiant/core/composite.hpp"
 #include "radiant/render/cuda/cuda_check.hpp"
-#include "stages.hpp"
+#include "splat_batch.cuh"
 
 namespace radiant::cuda {
 namespace {
@@ -56,11 +56,7 @@ __device__ void add_to_gaussian(const RasterBwdArgs& a, std::uint32_t g, const H
 // block) every pixel that composited it adds its gradient, the warp sums them with shuffles and one lane
 // adds the sum to the Gaussian. T before each hit is recovered as T_after / (1 − α), as the CPU reference.
 __global__ void __launch_bounds__(kMaxBlock) raster_bwd_replay_kernel(RasterBwdArgs a) {
-    __shared__ float2 s_mean[kMaxBlock];
-    __shared__ float4 s_conic_opacity[kMaxBlock];
-    __shared__ float s_extent[kMaxBlock];
-    __shared__ float3 s_colour[kMaxBlock];
-    __shared__ std::uint32_t s_gid[kMaxBlock];
+    __shared__ SplatBatch<kMaxBlock> s;
     __shared__ int s_max_last;
     const RasterFwdArgs& f = a.fwd;
     const int tile = blockIdx.y * f.tiles_x + blockIdx.x;
@@ -86,34 +82,27 @@ __global__ void __launch_bounds__(kMaxBlock) raster_bwd_replay_kernel(RasterBwdA
     for (int batch_end = end; batch_end > int(range.x); batch_end -= block) {
         const int batch_start = max(int(range.x), batch_end - block);
         const int idx = batch_start + tid;
-        if (idx < batch_end) {
-            const std::uint32_t g = f.isect_gids[idx];
-            s_gid[tid] = g;
-            s_mean[tid] = f.means2d[g];
-            s_conic_opacity[tid] = f.conic_opacity[g];
-            s_extent[tid] = f.extent_sq[g];
-            s_colour[tid] = make_float3(f.colours[3 * g], f.colours[3 * g + 1], f.colours[3 * g + 2]);
-        }
+        if (idx < batch_end) s.load(tid, std::uint32_t(idx), f);
         __syncthreads();
         for (int i = batch_end - 1; i >= batch_start; --i) {
             const int j = i - batch_start;
             HitGrad h{};
             bool hit = false;
             if (i < my_last) {
-                const float4 co = s_conic_opacity[j];
+                const float4 co = s.conic_opacity[j];
                 float alpha;
                 hit =
-                    splat_alpha(Sym2<float>{co.x, co.y, co.z}, centre - Vec2<float>{s_mean[j].x, s_mean[j].y},
-                                co.w, s_extent[j], f.alpha_cutoff, alpha);
+                    splat_alpha(Sym2<float>{co.x, co.y, co.z}, centre - Vec2<float>{s.mean[j].x, s.mean[j].y},
+                                co.w, s.extent[j], f.alpha_cutoff, alpha);
                 if (hit) {
                     trans = trans / (1.f - alpha);
-                    hit_grad(centre, s_mean[j], co, s_colour[j], alpha, trans, v_c, behind, h);
+                    hit_grad(centre, s.mean[j], co, s.colour[j], alpha, trans, v_c, behind, h);
                 }
             }
             if (!__any_sync(kFullMask, hit)) continue;
             for (int k = 0; k < 9; ++k)
                 for (int off = 16; off > 0; off >>= 1) h.v[k] += __shfl_down_sync(kFullMask, h.v[k], off);
-            if (lane == 0) add_to_gaussian(a, s_gid[j], h);
+            if (lane == 0) add_to_gaussian(a, s.gid[j], h);
         }
         __syncthreads();
     }

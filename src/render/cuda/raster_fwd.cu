@@ -1,6 +1,6 @@
 #include "radiant/core/composite.hpp"
 #include "radiant/render/cuda/cuda_check.hpp"
-#include "stages.hpp"
+#include "splat_batch.cuh"
 
 namespace radiant::cuda {
 namespace {
@@ -12,11 +12,7 @@ constexpr int kMaxBlock = 256;  // 16×16 tiles
 // core/composite.hpp and records its trace. Reads the projection and the lists; writes rgb, final_T, n_hits,
 // last_isect and (trace mode) the hits.
 __global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) {
-    __shared__ float2 s_mean[kMaxBlock];
-    __shared__ float4 s_conic_opacity[kMaxBlock];
-    __shared__ float s_extent[kMaxBlock];
-    __shared__ float3 s_colour[kMaxBlock];
-    __shared__ std::uint32_t s_gid[kMaxBlock];
+    __shared__ SplatBatch<kMaxBlock> s;
     const int tile = blockIdx.y * a.tiles_x + blockIdx.x;
     const int x = blockIdx.x * a.tile_size + threadIdx.x, y = blockIdx.y * a.tile_size + threadIdx.y;
     const int tid = threadIdx.y * blockDim.x + threadIdx.x, block = blockDim.x * blockDim.y;
@@ -33,14 +29,7 @@ __global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) 
     for (std::uint32_t batch = range.x; batch < range.y; batch += std::uint32_t(block)) {
         if (__syncthreads_count(done) == block) break;
         const std::uint32_t idx = batch + std::uint32_t(tid);
-        if (idx < range.y) {
-            const std::uint32_t g = a.isect_gids[idx];
-            s_gid[tid] = g;
-            s_mean[tid] = a.means2d[g];
-            s_conic_opacity[tid] = a.conic_opacity[g];
-            s_extent[tid] = a.extent_sq[g];
-            s_colour[tid] = make_float3(a.colours[3 * g], a.colours[3 * g + 1], a.colours[3 * g + 2]);
-        }
+        if (idx < range.y) s.load(tid, idx, a);
         __syncthreads();
         const int count = min(block, int(range.y - batch));
         for (int j = 0; j < count && !done; ++j) {
@@ -48,10 +37,10 @@ __global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) 
                 done = true;
                 break;
             }
-            const float4 co = s_conic_opacity[j];
+            const float4 co = s.conic_opacity[j];
             float alpha;
-            if (!splat_alpha(Sym2<float>{co.x, co.y, co.z}, centre - Vec2<float>{s_mean[j].x, s_mean[j].y},
-                             co.w, s_extent[j], a.alpha_cutoff, alpha))
+            if (!splat_alpha(Sym2<float>{co.x, co.y, co.z}, centre - Vec2<float>{s.mean[j].x, s.mean[j].y},
+                             co.w, s.extent[j], a.alpha_cutoff, alpha))
                 continue;
             const float next = trans * (1.f - alpha);
             if (next < a.transmittance_threshold) {
@@ -60,12 +49,12 @@ __global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) 
             }
             if (a.trace_stride > 0) {
                 const std::size_t slot = pix * std::size_t(a.trace_stride) + std::size_t(hits);
-                a.hit_gids[slot] = std::int32_t(s_gid[j]);
+                a.hit_gids[slot] = std::int32_t(s.gid[j]);
                 a.hit_alphas[slot] = alpha;
                 a.hit_T[slot] = trans;
             }
             const float w = alpha * trans;
-            c += w * Vec3<float>{s_colour[j].x, s_colour[j].y, s_colour[j].z};
+            c += w * Vec3<float>{s.colour[j].x, s.colour[j].y, s.colour[j].z};
             trans = next;
             ++hits;
             last = std::int32_t(batch) + j + 1;

@@ -39,7 +39,7 @@ float StageTimer::elapsed_ms(Stage stage) const {
     return ms;
 }
 
-Rasterizer::Rasterizer(MemoryCounter* c) : counter_(c) {
+Rasterizer::Rasterizer(MemoryCounter* c) : counter_(c), raster_args_(std::make_unique<RasterFwdArgs>()) {
     for (auto* b : {&extent_sq_, &depths_, &colours_, &v_conics_, &v_colours_, &v_opacities_, &rgb_,
                     &final_T_, &hit_alphas_, &hit_T_})
         b->set_counter(c);
@@ -191,7 +191,8 @@ std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& came
     hit_gids_.resize_discard(pixels * std::size_t(stride));
     hit_alphas_.resize_discard(pixels * std::size_t(stride));
     hit_T_.resize_discard(pixels * std::size_t(stride));
-    RasterFwdArgs r{};
+    RasterFwdArgs& r = *raster_args_;  // kept: the backward reads the same lists and trace
+    r = {};
     r.width = width_;
     r.height = height_;
     r.tile_size = settings.tile_size;
@@ -233,29 +234,7 @@ void Rasterizer::backward(const DeviceSceneView& scene, const float* v_rgb, Devi
     v_means2d_.zero(stream);
 
     RasterBwdArgs r{};
-    r.fwd.width = width_;
-    r.fwd.height = height_;
-    r.fwd.tile_size = settings_.tile_size;
-    r.fwd.tiles_x = tiles_x_;
-    r.fwd.tiles_y = tiles_y_;
-    r.fwd.tile_ranges = tile_ranges_.data();
-    r.fwd.isect_gids = gids_sorted_.data();
-    r.fwd.means2d = means2d_.data();
-    r.fwd.conic_opacity = conic_opacity_.data();
-    r.fwd.extent_sq = extent_sq_.data();
-    r.fwd.colours = colours_.data();
-    r.fwd.alpha_cutoff = float(settings_.alpha_cutoff);
-    r.fwd.transmittance_threshold = float(settings_.transmittance_threshold);
-    r.fwd.max_splat_steps = settings_.max_splat_steps;
-    r.fwd.background = make_float3(float(settings_.background[0]), float(settings_.background[1]),
-                                   float(settings_.background[2]));
-    r.fwd.trace_stride = settings_.trace_mode == TraceMode::trace ? settings_.max_splat_steps : 0;
-    r.fwd.final_T = final_T_.data();
-    r.fwd.n_hits = n_hits_.data();
-    r.fwd.last_isect = last_isect_.data();
-    r.fwd.hit_gids = hit_gids_.data();
-    r.fwd.hit_alphas = hit_alphas_.data();
-    r.fwd.hit_T = hit_T_.data();
+    r.fwd = *raster_args_;
     r.v_rgb = v_rgb;
     r.loss_grad_clip = float(settings_.loss_grad_clip);
     r.v_means2d = v_means2d_.data();

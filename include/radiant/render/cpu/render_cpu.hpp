@@ -11,7 +11,7 @@ namespace radiant::cpu {
 // Project every Gaussian (cull, 2D footprint, view-dependent colour at the active SH degree).
 template <class T>
 void project_ewa(const SceneT<T>& scene, const Camera& camera, const RenderSettings& settings,
-                 const TileGrid& grid, Projected<T>& out);
+                 Projected<T>& out);
 
 // List the (tile, Gaussian) pairs whose footprint reaches the tile (exact ellipse test) and sort them by
 // (tile, depth); ties keep Gaussian order, so the result is deterministic.

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <memory>
 
 #include "radiant/core/camera.hpp"
 #include "radiant/core/image.hpp"
@@ -45,6 +46,8 @@ class StageTimer {
     bool marked_[int(Stage::count)]{};
 };
 
+struct RasterFwdArgs;  // stages.hpp
+
 class Rasterizer {
   public:
     explicit Rasterizer(MemoryCounter* counter);
@@ -71,6 +74,7 @@ class Rasterizer {
     RenderSettings settings_;
     int width_ = 0, height_ = 0, tiles_x_ = 0, tiles_y_ = 0;
     std::size_t pairs_ = 0;
+    std::unique_ptr<RasterFwdArgs> raster_args_;  // the last forward's raster inputs, reused by the backward
     // per Gaussian
     DeviceBuffer<float2> means2d_;
     DeviceBuffer<float4> conic_opacity_;
