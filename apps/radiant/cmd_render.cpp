@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "radiant/core/demo_scene.hpp"
 #include "radiant/core/error.hpp"
 #include "radiant/io/camera_json.hpp"
 #include "radiant/io/ply.hpp"
@@ -15,6 +16,7 @@ namespace {
 
 struct RenderArgs {
     std::string ply, out = "render.png", camera_json;
+    bool demo = false;
     std::vector<double> eye, target{0, 0, 0}, up{0, -1, 0};
     int orbit = 0;
     double elevation = 20.0, fov = 50.0;
@@ -29,7 +31,9 @@ Vec3<double> vec3(const std::vector<double>& v, const char* flag) {
 
 void run(RenderArgs& a) {
     finish_render_options(a.render);
-    const Scene scene = read_ply(a.ply);
+    if (a.demo == !a.ply.empty()) throw Error("give exactly one of --ply FILE.ply or --demo");
+    const DemoScene demo = a.demo ? make_demo_scene() : DemoScene{};
+    const Scene scene = a.demo ? demo.scene : read_ply(a.ply);
     std::vector<Camera> cams;
     const int sources = int(!a.camera_json.empty()) + int(!a.eye.empty()) + int(a.orbit > 0);
     if (sources != 1)
@@ -39,6 +43,8 @@ void run(RenderArgs& a) {
     } else if (!a.eye.empty()) {
         cams.push_back(look_at(vec3(a.eye, "--eye"), vec3(a.target, "--target"), vec3(a.up, "--up"), a.fov,
                                a.width, a.height));
+    } else if (a.demo) {
+        cams = orbit(demo.centre, demo.orbit_radius, a.elevation, a.orbit, demo.up, a.fov, a.width, a.height);
     } else {
         cams = framing_orbit(scene, a.orbit, a.elevation, vec3(a.up, "--up"), a.fov, a.width, a.height);
     }
@@ -49,8 +55,12 @@ void run(RenderArgs& a) {
 
 void add_render_command(CLI::App& app) {
     auto a = std::make_shared<RenderArgs>();
-    auto* cmd = app.add_subcommand("render", "Render a scene (.ply) to PNG");
-    cmd->add_option("--ply", a->ply, "scene to render")->required();
+    auto* cmd = app.add_subcommand("render", "Render a scene (.ply, or the built-in demo scene) to PNG");
+    cmd->add_option("--ply", a->ply, "scene to render");
+    cmd->add_flag(
+        "--demo", a->demo,
+        "render the built-in demo scene instead: ~7,700 Gaussians forming a red sphere, a green cube, a "
+        "blue torus and a checkered floor (world up −y)");
     cmd->add_option("-o,--output", a->out, "output PNG; several views add _000, _001, ...")
         ->capture_default_str();
     auto* cam = cmd->add_option_group("camera", "where to look from (exactly one)");
