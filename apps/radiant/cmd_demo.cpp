@@ -7,30 +7,49 @@
 #include "radiant/core/log.hpp"
 #include "radiant/train/demo_dataset.hpp"
 #include "radiant/train/trainer.hpp"
+#if RADIANT_HAS_CUDA
+#include "radiant/render/cuda/cuda_check.hpp"
+#endif
 
 namespace radiant::app {
 
 void add_demo_command(CLI::App& app) {
     struct Args {
         std::string out = "out/demo", backend = "auto";
-        long steps = 2000;
+        long steps = 0;  // 0: 2000 on the CPU, 7000 on a GPU
         DemoDatasetOptions data;
+    };
+    // On a GPU the demo is larger: 400×400 views, 100 of them, more surface samples, more steps.
+    auto gpu_present = [](const std::string& backend) {
+#if RADIANT_HAS_CUDA
+        return backend != "cpu" && cuda::device_available();
+#else
+        (void)backend;
+        return false;
+#endif
     };
     auto a = std::make_shared<Args>();
     auto* cmd = app.add_subcommand("demo", "Make a small ray-traced dataset, train on it and write a report");
     cmd->add_option("-o,--output", a->out, "output folder (dataset in OUT/data)")->capture_default_str();
-    cmd->add_option("--steps", a->steps, "training steps")->check(CLI::PositiveNumber)->capture_default_str();
+    cmd->add_option("--steps", a->steps, "training steps (default 2000 on the CPU, 7000 on a GPU)")
+        ->check(CLI::PositiveNumber);
     cmd->add_option("--backend", a->backend, "auto, cpu or cuda")->capture_default_str();
-    cmd->add_option("--width", a->data.width, "image width")
-        ->check(CLI::Range(16, 4096))
-        ->capture_default_str();
-    cmd->add_option("--height", a->data.height, "image height")
-        ->check(CLI::Range(16, 4096))
-        ->capture_default_str();
-    cmd->add_option("--views", a->data.train_views, "training views")
-        ->check(CLI::Range(4, 1000))
-        ->capture_default_str();
-    cmd->callback([a] {
+    auto* width = cmd->add_option("--width", a->data.width, "image width (default 128, 400 on a GPU)")
+                      ->check(CLI::Range(16, 4096));
+    auto* height = cmd->add_option("--height", a->data.height, "image height (default 128, 400 on a GPU)")
+                       ->check(CLI::Range(16, 4096));
+    auto* views = cmd->add_option("--views", a->data.train_views, "training views (default 48, 100 on a GPU)")
+                      ->check(CLI::Range(4, 1000));
+    cmd->callback([a, width, height, views, gpu_present] {
+        const bool gpu = gpu_present(a->backend);
+        if (gpu) {
+            if (!*width) a->data.width = 400;
+            if (!*height) a->data.height = 400;
+            if (!*views) a->data.train_views = 100;
+            a->data.test_views = 10;
+            a->data.points = 20000;
+        }
+        if (a->steps == 0) a->steps = gpu ? 7000 : 2000;
         const std::string data = (std::filesystem::path(a->out) / "data").string();
         log_info("demo: ray-tracing {} training and {} test views ({}x{}) into {}", a->data.train_views,
                  a->data.test_views, a->data.width, a->data.height, data);

@@ -28,16 +28,19 @@ class CpuBackend final : public Backend {
     Scene scene() const override { return state_.params; }
     std::size_t size() const override { return state_.params.size(); }
 
+    void set_images(const std::vector<Image<std::uint8_t>>& images) override { images_ = &images; }
+
     StepStats step(const StepInput& in) override {
         Scene& p = state_.params;
+        const Image<float> target = to_float(image(in.image));
         const ForwardResult<float> fwd = cpu::render_forward(p, *in.camera, in.settings);
         Image<float> v_rgb;
-        const LossValue loss = photometric_loss(fwd.rgb, *in.target, in.lambda_ssim, &v_rgb);
+        const LossValue loss = photometric_loss(fwd.rgb, target, in.lambda_ssim, &v_rgb);
         SceneGrads g = cpu::render_backward(p, *in.camera, in.settings, fwd, v_rgb);
         StepStats out;
         out.loss = loss.total;
         out.l1 = loss.l1;
-        out.psnr = psnr(fwd.rgb, *in.target);
+        out.psnr = psnr(fwd.rgb, target);
         out.tile_pairs = fwd.lists.pairs();
         const std::size_t n = p.size();
         // MCMC regularisers on the activated opacity and scale.
@@ -70,13 +73,21 @@ class CpuBackend final : public Backend {
         return cpu::render_forward(state_.params, camera, settings).rgb;
     }
 
+    ViewScore evaluate(const Camera& camera, const RenderSettings& settings, std::size_t index,
+                       Image<float>* render_out) override {
+        Image<float> r = render(camera, settings);
+        const Image<float> gt = to_float(image(index));
+        const ViewScore score{psnr(r, gt), ssim(r, gt)};
+        if (render_out) *render_out = std::move(r);
+        return score;
+    }
+
     DensifyStats densify_stats() const override { return state_.stats; }
     void densify(const DensifyPlan& plan) override {
         apply_plan(plan, state_.params, state_.adam, state_.stats);
     }
     void add_noise(double scale, std::uint64_t seed) override {
-        std::mt19937_64 rng(seed);
-        add_position_noise(state_.params, scale, rng);
+        add_position_noise(state_.params, scale, seed);
     }
 
     std::size_t peak_memory_bytes() const override {
@@ -86,7 +97,13 @@ class CpuBackend final : public Backend {
     }
 
   private:
+    const Image<std::uint8_t>& image(std::size_t i) const {
+        RADIANT_CHECK(images_ && i < images_->size(),
+                      fmt::format("CPU backend: no training image {} (set_images first)", i));
+        return (*images_)[i];
+    }
     TrainState state_;
+    const std::vector<Image<std::uint8_t>>* images_ = nullptr;
 };
 
 }  // namespace

@@ -7,7 +7,9 @@
 #include <numeric>
 
 #include "radiant/core/covariance.hpp"
+#include "radiant/core/densify_rules.hpp"
 #include "radiant/core/error.hpp"
+#include "radiant/core/random.hpp"
 
 namespace radiant {
 
@@ -18,10 +20,6 @@ void DensifyStats::reset(std::size_t n) {
 }
 
 namespace {
-
-float max_scale(const Scene& s, std::size_t i) {
-    return std::exp(std::max({s.log_scales[3 * i], s.log_scales[3 * i + 1], s.log_scales[3 * i + 2]}));
-}
 
 // Copies Gaussian `from` of `src` to the end of `dst` (all five arrays).
 void append_copy(const Scene& src, std::size_t from, Scene& dst) {
@@ -74,18 +72,18 @@ void compact(Scene& s, const std::vector<std::uint8_t>& remove) {
     s.resize(out);
 }
 
-// Weighted sampling with replacement (probabilities ∝ weights), as torch.multinomial.
-std::vector<std::int32_t> sample_by_weight(const std::vector<double>& weights,
-                                           const std::vector<std::int32_t>& ids, std::size_t n,
-                                           std::mt19937_64& rng) {
-    std::vector<std::int32_t> out;
-    if (ids.empty() || n == 0) return out;
-    std::discrete_distribution<std::size_t> pick(weights.begin(), weights.end());
-    for (std::size_t i = 0; i < n; ++i) out.push_back(ids[pick(rng)]);
-    return out;
-}
-
 }  // namespace
+
+AdcRule adc_rule(const AdcConfig& c, double extent, long step) {
+    AdcRule r;
+    r.grad_threshold = float(c.grad_threshold);
+    r.clone_max_scale = float(c.percent_dense * extent);
+    r.min_opacity = float(c.min_opacity);
+    r.big_prune = step > c.reset_every;
+    r.max_screen_radius = float(c.max_screen_radius);
+    r.max_world_scale = float(c.max_world_scale * extent);
+    return r;
+}
 
 DensifyPlan plan_adc(const Scene& s, const DensifyStats& st, const AdcConfig& c, double extent, long step,
                      std::uint64_t seed) {
@@ -93,64 +91,57 @@ DensifyPlan plan_adc(const Scene& s, const DensifyStats& st, const AdcConfig& c,
     plan.seed = seed;
     const std::size_t n = s.size();
     RADIANT_CHECK(st.grad_accum.size() == n, "densify statistics do not match the scene");
-    const bool big_prune = step > c.reset_every;
+    const AdcRule rule = adc_rule(c, extent, step);
     plan.prune.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
-        const double grad = st.denom[i] > 0 ? st.grad_accum[i] / st.denom[i] : 0.0;
-        const double scale = max_scale(s, i);
-        if (grad >= c.grad_threshold) {
-            if (scale <= c.percent_dense * extent)
-                plan.clone.push_back(std::int32_t(i));
-            else
-                plan.split.push_back(std::int32_t(i));
-        }
-        bool prune = sigmoid(double(s.opacity_logits[i])) < c.min_opacity;
-        if (big_prune)
-            prune = prune || st.max_radii[i] > c.max_screen_radius || scale > c.max_world_scale * extent;
-        plan.prune[i] = prune;
+        const float max_log_scale =
+            std::max({s.log_scales[3 * i], s.log_scales[3 * i + 1], s.log_scales[3 * i + 2]});
+        const std::uint32_t a = adc_action(st.grad_accum[i], st.denom[i], st.max_radii[i], max_log_scale,
+                                           s.opacity_logits[i], rule);
+        if (a & kAdcClone) plan.clone.push_back(std::int32_t(i));
+        if (a & kAdcSplit) plan.split.push_back(std::int32_t(i));
+        plan.prune[i] = (a & kAdcPrune) ? 1 : 0;
     }
     return plan;
 }
 
 void mcmc_relocation(double opacity, int copies, double& new_opacity, double& scale_factor) {
-    const int n = std::clamp(copies, 1, 51);
-    new_opacity = 1.0 - std::pow(1.0 - opacity, 1.0 / n);
-    double denom = 0;
-    for (int i = 1; i <= n; ++i) {
-        double binom = 1;  // C(i−1, k)
-        for (int k = 0; k <= i - 1; ++k) {
-            denom += binom * (k % 2 ? -1.0 : 1.0) * std::pow(new_opacity, k + 1) / std::sqrt(k + 1.0);
-            binom = binom * (i - 1 - k) / (k + 1);
-        }
-    }
-    scale_factor = opacity / denom;
+    mcmc_correction(opacity, copies, new_opacity, scale_factor);
 }
 
-DensifyPlan plan_mcmc(const Scene& s, const McmcConfig& c, std::mt19937_64& rng) {
+std::vector<std::int32_t> sample_by_opacity(const std::vector<double>& cdf, std::size_t n, std::uint64_t seed,
+                                            std::uint64_t counter0) {
+    std::vector<std::int32_t> out;
+    if (cdf.empty() || !(cdf.back() > 0)) return out;
+    for (std::size_t k = 0; k < n; ++k) {
+        const double u = uniform01(seed, counter0 + k) * cdf.back();
+        const std::size_t i = std::size_t(std::upper_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
+        out.push_back(std::int32_t(std::min(i, cdf.size() - 1)));
+    }
+    return out;
+}
+
+DensifyPlan plan_mcmc(const Scene& s, const McmcConfig& c, std::uint64_t seed) {
     DensifyPlan plan;
-    plan.seed = rng();
-    std::vector<std::int32_t> dead, alive;
-    std::vector<double> alive_w;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const double o = sigmoid(double(s.opacity_logits[i]));
-        if (o <= c.min_opacity) {
-            dead.push_back(std::int32_t(i));
-        } else {
-            alive.push_back(std::int32_t(i));
-            alive_w.push_back(o);
-        }
+    plan.seed = seed;
+    const std::size_t n = s.size();
+    // Inclusive prefix sums of the live opacities and of all opacities: inverse-CDF sampling with
+    // counter-based uniforms, the same draws the CUDA backend makes.
+    std::vector<double> alive_cdf(n), all_cdf(n);
+    double alive_sum = 0, all_sum = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const float o = sigmoid(s.opacity_logits[i]);
+        const bool dead = o <= float(c.min_opacity);
+        if (dead) plan.relocate_dead.push_back(std::int32_t(i));
+        alive_sum += dead ? 0.0 : double(o);
+        all_sum += double(o);
+        alive_cdf[i] = alive_sum;
+        all_cdf[i] = all_sum;
     }
-    plan.relocate_dead = dead;
-    plan.relocate_source = sample_by_weight(alive_w, alive, dead.size(), rng);
+    plan.relocate_source = sample_by_opacity(alive_cdf, plan.relocate_dead.size(), seed, 0);
     if (plan.relocate_source.empty()) plan.relocate_dead.clear();
-    const std::size_t target = std::min(c.max_gaussians, std::size_t(double(s.size()) * (1.0 + c.grow_rate)));
-    if (target > s.size()) {
-        std::vector<std::int32_t> ids(s.size());
-        std::vector<double> w(s.size());
-        std::iota(ids.begin(), ids.end(), 0);
-        for (std::size_t i = 0; i < s.size(); ++i) w[i] = sigmoid(double(s.opacity_logits[i]));
-        plan.add_source = sample_by_weight(w, ids, target - s.size(), rng);
-    }
+    const std::size_t target = mcmc_target_size(n, c);
+    if (target > n) plan.add_source = sample_by_opacity(all_cdf, target - n, seed, kMcmcGrowCounter);
     return plan;
 }
 
@@ -221,21 +212,16 @@ void apply_plan(const DensifyPlan& plan, Scene& p, AdamState& adam, DensifyStats
     }
     std::vector<std::uint8_t> remove(p.size(), 0);
     if (!plan.prune.empty()) std::copy(plan.prune.begin(), plan.prune.end(), remove.begin());
-    std::mt19937_64 rng(plan.seed);
-    std::normal_distribution<double> normal(0.0, 1.0);
     for (std::int32_t i : plan.split) {
         const std::size_t g = std::size_t(i);
-        const Vec3<double> ls = cast<double>(p.log_scale(g));
-        const Mat3<double> r = quat_to_rotmat(cast_quat(p.quat(g)));
-        const Vec3<double> s = exp3(ls);
         for (int copy = 0; copy < 2; ++copy) {
             append_copy(p, g, p);
             const std::size_t j = p.size() - 1;
-            const Vec3<double> z{normal(rng) * s.x, normal(rng) * s.y, normal(rng) * s.z};
-            const Vec3<double> offset = r * z;
+            Vec3<float> mean, log_scale;
+            split_child(p.mean(g), p.log_scale(g), p.quat(g), plan.seed, g, copy, mean, log_scale);
             for (int c = 0; c < 3; ++c) {
-                p.means[3 * j + std::size_t(c)] += float(offset[c]);
-                p.log_scales[3 * j + std::size_t(c)] = float(ls[c] - std::log(1.6));
+                p.means[3 * j + std::size_t(c)] = mean[c];
+                p.log_scales[3 * j + std::size_t(c)] = log_scale[c];
             }
             append_zero(adam.m);
             append_zero(adam.v);
@@ -250,15 +236,11 @@ void apply_plan(const DensifyPlan& plan, Scene& p, AdamState& adam, DensifyStats
     stats.reset(p.size());
 }
 
-void add_position_noise(Scene& p, double scale, std::mt19937_64& rng) {
-    std::normal_distribution<double> normal(0.0, 1.0);
+void add_position_noise(Scene& p, double scale, std::uint64_t seed) {
     for (std::size_t i = 0; i < p.size(); ++i) {
-        const double o = sigmoid(double(p.opacity_logits[i]));
-        const double gate = 1.0 / (1.0 + std::exp(-100.0 * (1.0 - o - 0.995)));
-        const Mat3<double> cov = covariance(cast<double>(p.log_scale(i)), cast_quat(p.quat(i)));
-        const Vec3<double> z{normal(rng), normal(rng), normal(rng)};
-        const Vec3<double> d = (gate * scale) * (cov * z);
-        for (int c = 0; c < 3; ++c) p.means[3 * i + std::size_t(c)] += float(d[c]);
+        const Vec3<float> d =
+            mcmc_noise_offset(p.log_scale(i), p.quat(i), p.opacity_logits[i], float(scale), seed, i);
+        for (int c = 0; c < 3; ++c) p.means[3 * i + std::size_t(c)] += d[c];
     }
 }
 

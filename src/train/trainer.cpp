@@ -102,13 +102,14 @@ struct Evaluation {
     double psnr = 0, ssim = 0;
 };
 
-Evaluation evaluate(Backend& backend, const Dataset& ds, const std::vector<Image<std::uint8_t>>& images,
-                    const std::vector<std::size_t>& ids, const RenderSettings& settings, bool keep_renders) {
+Evaluation evaluate(Backend& backend, const Dataset& ds, const std::vector<std::size_t>& ids,
+                    const RenderSettings& settings, bool keep_renders) {
     Evaluation e;
     for (std::size_t i : ids) {
-        Image<float> r = backend.render(ds.views[i].camera, settings);
-        const Image<float> gt = to_float(images[i]);
-        ViewMetrics m{ds.views[i].name, psnr(r, gt), ssim(r, gt)};
+        Image<float> r;
+        const ViewScore score =
+            backend.evaluate(ds.views[i].camera, settings, i, keep_renders ? &r : nullptr);
+        ViewMetrics m{ds.views[i].name, score.psnr, score.ssim};
         e.psnr += m.psnr;
         e.ssim += m.ssim;
         e.views.push_back(m);
@@ -131,7 +132,7 @@ void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
                    const std::vector<Image<std::uint8_t>>& images, const std::vector<std::size_t>& eval_ids,
                    bool eval_is_test, const Checkpoint& ck, TrainResult& result) {
     const fs::path out(c.output);
-    const Evaluation ev = evaluate(backend, ds, images, eval_ids, eval_settings(c, c.sh_degree), true);
+    const Evaluation ev = evaluate(backend, ds, eval_ids, eval_settings(c, c.sh_degree), true);
     result.test_psnr = ev.psnr;
     result.test_ssim = ev.ssim;
     result.views = ev.views;
@@ -214,6 +215,7 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
         for (std::size_t k = 0; k < train_ids.size(); k += 8) eval_ids.push_back(train_ids[k]);
 
     std::unique_ptr<Backend> backend = make_backend(c.backend);
+    backend->set_images(images);
     std::mt19937_64 view_rng(c.seed), bg_rng(c.seed + 1), densify_rng(c.seed + 2);
     if (resume) {
         backend->load(ck.state);
@@ -263,17 +265,16 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
     const auto t0 = std::chrono::steady_clock::now();
     const double seconds_before = ck.seconds;
     const long first_step = ck.step + 1;
-    double loss_sum = 0, psnr_sum = 0;
+    double loss_sum = 0, psnr_sum = 0, eval_seconds = 0;
     long period_steps = 0;
     std::uniform_real_distribution<double> uni(0.0, 1.0);
     const double fixed_bg = c.white_background ? 1.0 : 0.0;
     g_interrupted = false;
     for (long step = ck.step + 1; step <= c.steps; ++step) {
         const std::size_t view = next_view();
-        const Image<float> target = to_float(images[view]);
         StepInput in;
         in.camera = &ds.views[view].camera;
-        in.target = &target;
+        in.image = view;
         in.settings = c.render;
         in.settings.sh_degree = active_sh_degree(step, c.sh_degree);
         in.settings.background = {fixed_bg, fixed_bg, fixed_bg};
@@ -296,29 +297,28 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
             const AdcConfig& a = c.adc;
             if (step < a.stop && step > a.start && step % a.interval == 0) {
                 const std::size_t before = backend->size();
-                const DensifyPlan plan =
-                    plan_adc(backend->scene(), backend->densify_stats(), a, ds.extent, step, densify_rng());
-                backend->densify(plan);
-                log_debug("step {}: densify {} → {} (clone {}, split {})", step, before, backend->size(),
-                          plan.clone.size(), plan.split.size());
+                const DensifyCounts n = backend->densify_adc(a, ds.extent, step, densify_rng());
+                log_debug("step {}: densify {} → {} (clone {}, split {}, prune {})", step, before,
+                          backend->size(), n.clone, n.split, n.prune);
             }
             // An opacity reset needs steps to recover from: none in the last reset_every / 2 steps of a run
             // (a 3000-step run would otherwise end on the reset Inria 3DGS does at step 3000).
             if (step < a.stop && a.reset_every > 0 && step % a.reset_every == 0 &&
-                c.steps - step >= a.reset_every / 2) {
-                DensifyPlan reset;
-                reset.reset_opacity = 0.01;
-                backend->densify(reset);
-            }
+                c.steps - step >= a.reset_every / 2)
+                backend->reset_opacity(0.01);
         } else {
             const McmcConfig& m = c.mcmc;
-            if (step < m.stop && step > m.start && step % m.interval == 0)
-                backend->densify(plan_mcmc(backend->scene(), m, densify_rng));
+            if (step < m.stop && step > m.start && step % m.interval == 0) {
+                const DensifyCounts n = backend->densify_mcmc(m, densify_rng());
+                log_debug("step {}: relocate {}, add {} → {}", step, n.relocate, n.add, backend->size());
+            }
             backend->add_noise(m.noise_lr * in.lr.means, densify_rng());
         }
 
-        const double elapsed =
-            seconds_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        // Training time, without the time spent on evaluations along the way.
+        const double elapsed = seconds_before +
+                               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() -
+                               eval_seconds;
         ck.step = step;
         ck.seconds = elapsed;
         if (step % c.log_every == 0 || step == c.steps) {
@@ -331,8 +331,10 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
         progress.update(step, ck.history.empty() ? st.loss : ck.history.back().loss,
                         ck.history.empty() ? st.psnr : ck.history.back().psnr, backend->size(), rate);
         if (c.eval_every > 0 && step % c.eval_every == 0 && step != c.steps) {
+            const auto e0 = std::chrono::steady_clock::now();
             const Evaluation ev =
-                evaluate(*backend, ds, images, eval_ids, eval_settings(c, in.settings.sh_degree), false);
+                evaluate(*backend, ds, eval_ids, eval_settings(c, in.settings.sh_degree), false);
+            eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count();
             ck.evals.push_back({step, ev.psnr, ev.ssim});
             progress.break_line();
             log_info("step {}: {} PSNR {:.2f} dB, SSIM {:.4f}", step, has_test ? "test" : "train-view",
@@ -350,8 +352,7 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
             return result;
         }
     }
-    const Evaluation final_eval =
-        evaluate(*backend, ds, images, eval_ids, eval_settings(c, c.sh_degree), false);
+    const Evaluation final_eval = evaluate(*backend, ds, eval_ids, eval_settings(c, c.sh_degree), false);
     ck.evals.push_back({ck.step, final_eval.psnr, final_eval.ssim});
     save();
     write_outputs(c, *backend, ds, images, eval_ids, has_test, ck, result);
@@ -379,12 +380,13 @@ TrainResult evaluate_model(const std::string& model_dir, const std::string& data
     if (!has_test)
         for (std::size_t i = 0; i < ds.views.size(); i += 8) ids.push_back(i);
     std::unique_ptr<Backend> backend = make_backend(backend_name);
+    backend->set_images(images);
     TrainState s;
     s.params = read_ply((dir / "scene.ply").string());
     s.adam.reset_like(s.params);
     s.stats.reset(s.params.size());
     backend->load(s);
-    const Evaluation ev = evaluate(*backend, ds, images, ids, eval_settings(c, s.params.sh_degree), false);
+    const Evaluation ev = evaluate(*backend, ds, ids, eval_settings(c, s.params.sh_degree), false);
     TrainResult r;
     r.test_psnr = ev.psnr;
     r.test_ssim = ev.ssim;

@@ -1,9 +1,11 @@
 #pragma once
 // The training backend (issue 5): owns the parameters, gradients, optimizer state and densification
-// statistics on its device. The trainer is written once against this interface; the CPU reference implements
-// it, and the CUDA backend plugs in beside it.
+// statistics on its device, and the training images once they are handed over. The trainer is written once
+// against this interface; the CPU reference and the CUDA backend (issue 7) implement it. Densification has a
+// host implementation here (download, plan, apply) that a backend may replace with its own.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "radiant/core/camera.hpp"
 #include "radiant/core/image.hpp"
@@ -23,8 +25,8 @@ struct TrainState {
 
 struct StepInput {
     const Camera* camera = nullptr;
-    const Image<float>* target = nullptr;  // [H, W, 3] in [0, 1]
-    RenderSettings settings;               // background and active SH degree included
+    std::size_t image = 0;    // index into the images given to set_images (the target)
+    RenderSettings settings;  // background and active SH degree included
     LearningRates lr;
     AdamConfig adam;
     double lambda_ssim = 0.2;
@@ -37,10 +39,21 @@ struct StepStats {
     std::size_t non_finite = 0;  // gradient or parameter values rejected by Adam's guards
 };
 
+struct ViewScore {
+    double psnr = 0, ssim = 0;
+};
+
+struct DensifyCounts {
+    std::size_t clone = 0, split = 0, prune = 0, relocate = 0, add = 0;
+};
+
 class Backend {
   public:
     virtual ~Backend() = default;
     virtual std::string name() const = 0;
+
+    // The training and evaluation images, 8-bit RGB [H, W, 3]; the caller keeps them alive for the run.
+    virtual void set_images(const std::vector<Image<std::uint8_t>>& images) = 0;
 
     virtual void load(const TrainState& state) = 0;
     virtual TrainState save() const = 0;
@@ -50,9 +63,16 @@ class Backend {
     // Forward, loss, backward, Adam; densification statistics accumulated.
     virtual StepStats step(const StepInput& input) = 0;
     virtual Image<float> render(const Camera& camera, const RenderSettings& settings) = 0;
+    // PSNR and SSIM of a render against image `image`; the render itself when `render` is not null.
+    virtual ViewScore evaluate(const Camera& camera, const RenderSettings& settings, std::size_t image,
+                               Image<float>* render) = 0;
 
     virtual DensifyStats densify_stats() const = 0;
     virtual void densify(const DensifyPlan& plan) = 0;
+    // ADC clone/split/prune (plan_adc's rules), opacity reset, MCMC relocation and growth (plan_mcmc's).
+    virtual DensifyCounts densify_adc(const AdcConfig& config, double extent, long step, std::uint64_t seed);
+    virtual void reset_opacity(double value);
+    virtual DensifyCounts densify_mcmc(const McmcConfig& config, std::uint64_t seed);
     // MCMC position noise with the given scale (noise_lr · mean learning rate).
     virtual void add_noise(double scale, std::uint64_t seed) = 0;
 

@@ -1,8 +1,12 @@
 #pragma once
-// The full training step on the GPU (issue 6): forward, fused L1 loss, backward and fused Adam over every
-// parameter group, with parameters, gradients, moments and the target image resident on the device. Only the
-// loss scalar (and the tile-pair count) come back per step. Host-side header, built with RADIANT_HAS_CUDA.
+// The training state and step on the GPU (issues 6, 7): parameters, gradients, Adam moments, densification
+// statistics and the training images (8-bit) resident on the device; forward, fused L1+SSIM loss, backward,
+// fused Adam, densification (ADC and MCMC) and evaluation metrics as kernels. Per step only the loss sums
+// (and the tile-pair count) come back; densification reads its counts. Host-side header, built with
+// RADIANT_HAS_CUDA.
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "radiant/core/camera.hpp"
 #include "radiant/core/image.hpp"
@@ -10,12 +14,36 @@
 #include "radiant/core/scene.hpp"
 #include "radiant/render/grads.hpp"
 #include "radiant/train/adam.hpp"
+#include "radiant/train/densify.hpp"
 
 namespace radiant {
 
 struct StepTimings {  // milliseconds, CUDA events
     double project = 0, bin = 0, sort = 0, forward = 0, loss = 0, backward = 0, geometry = 0, adam = 0,
            step = 0;
+};
+
+struct TrainStepArgs {
+    const Camera* camera = nullptr;
+    std::size_t image = 0;  // index into set_images
+    RenderSettings settings;
+    LearningRates lr;
+    AdamConfig adam;
+    double lambda_ssim = 0.2;
+    double opacity_reg = 0, scale_reg = 0;
+};
+
+struct TrainStepResult {
+    double loss = 0, l1 = 0, mse = 0, ssim = 0;
+    std::size_t visible = 0, tile_pairs = 0, non_finite = 0;
+};
+
+struct ImageScore {
+    double psnr = 0, ssim = 0;
+};
+
+struct DensifyTotals {
+    std::size_t clone = 0, split = 0, prune = 0, relocate = 0, add = 0;
 };
 
 class CudaStep {
@@ -31,7 +59,26 @@ class CudaStep {
     AdamState adam() const;
     void set_target(const Image<float>& target);  // [H, W, 3]
 
-    // One step against the target; returns the L1 loss.
+    // Training images, uploaded once as 8-bit RGB.
+    void set_images(const std::vector<Image<std::uint8_t>>& images);
+    // Forward, loss against image args.image, backward, regularisers, statistics, Adam.
+    TrainStepResult train_step(const TrainStepArgs& args);
+    // PSNR and SSIM of a render against image `image` (and the render, when not null).
+    ImageScore evaluate(const Camera& camera, const RenderSettings& settings, std::size_t image,
+                        Image<float>* render);
+
+    // For tests: the loss of a given render [H, W, 3] against image `image`, and ∂loss/∂render.
+    TrainStepResult photometric_loss(const Image<float>& render, std::size_t image, double lambda,
+                                     Image<float>* v_render);
+
+    void set_stats(const DensifyStats& stats);
+    DensifyStats stats() const;
+    DensifyTotals densify_adc(const AdcRule& rule, std::uint64_t seed);
+    void reset_opacity(double value);
+    DensifyTotals densify_mcmc(const McmcConfig& config, std::uint64_t seed);
+    void add_noise(double scale, std::uint64_t seed);
+
+    // One step against the set_target image with the L1 loss alone (the benchmark's step); returns the loss.
     double step(const Camera& camera, const RenderSettings& settings, const LearningRates& lr,
                 const AdamConfig& config, StepTimings* timings = nullptr);
 
@@ -42,12 +89,14 @@ class CudaStep {
     Image<float> render(const Camera& camera, const RenderSettings& settings);
     SceneGrads gradients(const Camera& camera, const RenderSettings& settings, const Image<float>& v_rgb);
 
+    std::size_t size() const;
     std::size_t tile_pairs() const;
     std::size_t peak_bytes() const;
     std::size_t current_bytes() const;
 
+    struct Impl;  // the device state (src/train/cuda/step_state.hpp), opaque outside the CUDA sources
+
   private:
-    struct Impl;
     std::unique_ptr<Impl> impl_;
 };
 

@@ -5,10 +5,12 @@
 //     (scales / 1.6), prune low opacity and too large ones, reset opacities every 3000 steps;
 //   mcmc (Kheradmand et al. 2024): a fixed budget — dead Gaussians relocated onto live ones sampled by
 //     opacity, new ones added up to the cap, with the paper's opacity/scale correction, plus position noise.
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
 
+#include "radiant/core/densify_rules.hpp"
 #include "radiant/core/scene.hpp"
 #include "radiant/train/adam.hpp"
 
@@ -55,9 +57,19 @@ struct McmcConfig {
     double opacity_reg = 0.01, scale_reg = 0.01;
 };
 
+// The ADC thresholds of one densification step.
+AdcRule adc_rule(const AdcConfig& config, double extent, long step);
+
 DensifyPlan plan_adc(const Scene& scene, const DensifyStats& stats, const AdcConfig& config, double extent,
                      long step, std::uint64_t seed);
-DensifyPlan plan_mcmc(const Scene& scene, const McmcConfig& config, std::mt19937_64& rng);
+// Dead Gaussians (opacity ≤ min_opacity) relocated onto live ones and new ones added up to
+// mcmc_target_size, both sampled by opacity with counter-based uniforms from `seed` (growth draws start at
+// kMcmcGrowCounter), so the CUDA backend draws the same sources.
+DensifyPlan plan_mcmc(const Scene& scene, const McmcConfig& config, std::uint64_t seed);
+inline std::size_t mcmc_target_size(std::size_t n, const McmcConfig& c) {
+    return std::max(n, std::min(c.max_gaussians, std::size_t(double(n) * (1.0 + c.grow_rate))));
+}
+constexpr std::uint64_t kMcmcGrowCounter = 1ull << 40;
 
 // The MCMC correction for a Gaussian duplicated into n copies (n ≥ 1): opacity 1 − (1 − o)^(1/n) and scales
 // multiplied by o / Σ_{i=1..n} Σ_{k=0..i−1} C(i−1, k) (−1)^k o_new^(k+1) / √(k+1).
@@ -67,7 +79,7 @@ void mcmc_relocation(double opacity, int copies, double& new_opacity, double& sc
 // (reset to zero at the new size).
 void apply_plan(const DensifyPlan& plan, Scene& params, AdamState& adam, DensifyStats& stats);
 
-// MCMC position noise: μ += Σ·z · sigmoid(100 (1 − o − 0.995)) · scale, z ~ N(0, I).
-void add_position_noise(Scene& params, double scale, std::mt19937_64& rng);
+// MCMC position noise: μ += Σ·z · sigmoid(100 (1 − o − 0.995)) · scale, z ~ N(0, I) from (seed, Gaussian).
+void add_position_noise(Scene& params, double scale, std::uint64_t seed);
 
 }  // namespace radiant

@@ -5,117 +5,9 @@
 #include <cmath>
 
 #include "radiant/core/error.hpp"
-#include "radiant/render/cuda/rasterizer.hpp"
-#include "stages.hpp"
+#include "step_state.hpp"
 
 namespace radiant {
-using namespace radiant::cuda;
-
-namespace {
-
-// The five parameter arrays of a scene on the device.
-struct DeviceArrays {
-    DeviceBuffer<float> means, log_scales, quats, opacity_logits, sh;
-    void set_counter(MemoryCounter* c) {
-        for (auto* b : all()) b->set_counter(c);
-    }
-    std::array<DeviceBuffer<float>*, 5> all() { return {&means, &log_scales, &quats, &opacity_logits, &sh}; }
-    void upload(const Scene& s, cudaStream_t st) {
-        means.upload(s.means, st);
-        log_scales.upload(s.log_scales, st);
-        quats.upload(s.quats, st);
-        opacity_logits.upload(s.opacity_logits, st);
-        sh.upload(s.sh, st);
-    }
-    void resize_zero(const Scene& s, cudaStream_t st) {
-        means.resize_discard(s.means.size());
-        log_scales.resize_discard(s.log_scales.size());
-        quats.resize_discard(s.quats.size());
-        opacity_logits.resize_discard(s.opacity_logits.size());
-        sh.resize_discard(s.sh.size());
-        for (auto* b : all()) b->zero(st);
-    }
-    Scene download(int degree, cudaStream_t st) const {
-        Scene s;
-        s.sh_degree = degree;
-        s.means = means.download(st);
-        s.log_scales = log_scales.download(st);
-        s.quats = quats.download(st);
-        s.opacity_logits = opacity_logits.download(st);
-        s.sh = sh.download(st);
-        return s;
-    }
-};
-
-}  // namespace
-
-struct CudaStep::Impl {
-    MemoryCounter counter;
-    cudaStream_t stream = nullptr;
-    Rasterizer raster{&counter};
-    StageTimer timer;
-    DeviceArrays params, grads, m, v;
-    DeviceBuffer<float> norms{&counter}, target{&counter}, v_rgb{&counter};
-    DeviceBuffer<double> loss_sum{&counter};
-    DeviceBuffer<unsigned> bad{&counter};
-    double* pinned_loss = nullptr;
-    int sh_degree = 0;
-    std::size_t n = 0, pairs = 0;
-    std::int64_t adam_step = 0;
-    int target_w = 0, target_h = 0;
-
-    Impl() {
-        for (DeviceArrays* a : {&params, &grads, &m, &v}) a->set_counter(&counter);
-        RADIANT_CUDA_CHECK(cudaStreamCreate(&stream));
-        RADIANT_CUDA_CHECK(cudaMallocHost(&pinned_loss, sizeof(double)));
-        loss_sum.resize_discard(1);
-        bad.resize_discard(2);
-    }
-    ~Impl() {
-        cudaFreeHost(pinned_loss);
-        cudaStreamDestroy(stream);
-    }
-    DeviceSceneView view() const {
-        return {int(n),
-                sh_degree,
-                params.means.data(),
-                params.log_scales.data(),
-                params.quats.data(),
-                params.opacity_logits.data(),
-                params.sh.data()};
-    }
-    void adam(const LearningRates& lr, const AdamConfig& config) {
-        Impl& d = *this;
-        ++d.adam_step;
-        const float bias1 = float(1 - std::pow(config.beta1, double(d.adam_step)));
-        const float bias2 = float(1 - std::pow(config.beta2, double(d.adam_step)));
-        auto element = [&](double group_lr, const GroupLimit& l) {
-            return AdamElementConfig{
-                float(group_lr), float(config.beta1), float(config.beta2), float(config.eps), bias1,
-                bias2,           float(l.grad_clip),  float(l.min),        float(l.max)};
-        };
-        AdamArgs a{};
-        auto group = [&](DeviceBuffer<float>& p, DeviceBuffer<float>& g, DeviceBuffer<float>& m,
-                         DeviceBuffer<float>& v, AdamElementConfig c, float rest_lr, int sh_coeffs) {
-            a.groups[a.count++] = {p.data(), g.data(), m.data(), v.data(), p.size(), c, rest_lr, sh_coeffs};
-        };
-        group(d.params.means, d.grads.means, d.m.means, d.v.means, element(lr.means, config.means), 0.f, 0);
-        group(d.params.log_scales, d.grads.log_scales, d.m.log_scales, d.v.log_scales,
-              element(lr.log_scales, config.log_scales), 0.f, 0);
-        group(d.params.quats, d.grads.quats, d.m.quats, d.v.quats, element(lr.quats, config.quats), 0.f, 0);
-        group(d.params.opacity_logits, d.grads.opacity_logits, d.m.opacity_logits, d.v.opacity_logits,
-              element(lr.opacity_logits, config.opacity_logits), 0.f, 0);
-        group(d.params.sh, d.grads.sh, d.m.sh, d.v.sh, element(lr.sh_dc, config.sh), float(lr.sh_rest),
-              sh_coeff_count(d.sh_degree));
-        a.bad = d.bad.data();
-        launch_adam(a, d.stream);
-        launch_normalize_quats(d.params.quats.data(), d.n, d.stream);
-    }
-    DeviceGradsView grads_view() {
-        return {grads.means.data(),          grads.log_scales.data(), grads.quats.data(),
-                grads.opacity_logits.data(), grads.sh.data(),         norms.data()};
-    }
-};
 
 CudaStep::CudaStep() : impl_(std::make_unique<Impl>()) {}
 CudaStep::~CudaStep() = default;
@@ -130,6 +22,7 @@ void CudaStep::set_scene(const Scene& s) {
     d.m.resize_zero(s, d.stream);
     d.v.resize_zero(s, d.stream);
     d.norms.resize_discard(d.n);
+    d.reset_stats();
     d.adam_step = 0;
     RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
 }
@@ -244,6 +137,165 @@ SceneGrads CudaStep::gradients(const Camera& camera, const RenderSettings& setti
     g.visible.resize(d.n);
     for (std::size_t i = 0; i < d.n; ++i) g.visible[i] = radii[i] > 0;
     return g;
+}
+
+void CudaStep::set_images(const std::vector<Image<std::uint8_t>>& images) {
+    Impl& d = *impl_;
+    std::size_t total = 0;
+    d.image_offsets.clear();
+    d.image_widths.clear();
+    d.image_heights.clear();
+    for (const Image<std::uint8_t>& im : images) {
+        RADIANT_CHECK(im.channels == 3, "CUDA step: training images must be RGB");
+        d.image_offsets.push_back(total);
+        d.image_widths.push_back(im.width);
+        d.image_heights.push_back(im.height);
+        total += im.data.size();
+    }
+    d.images.resize_discard(total);
+    for (std::size_t i = 0; i < images.size(); ++i)
+        if (!images[i].data.empty())
+            RADIANT_CUDA_CHECK(cudaMemcpyAsync(d.images.data() + d.image_offsets[i], images[i].data.data(),
+                                               images[i].data.size(), cudaMemcpyHostToDevice, d.stream));
+    RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+}
+
+namespace {
+
+const std::uint8_t* device_image(CudaStep::Impl& d, std::size_t i, const Camera& camera) {
+    RADIANT_CHECK(i < d.image_offsets.size(),
+                  fmt::format("CUDA step: no training image {} ({} uploaded)", i, d.image_offsets.size()));
+    RADIANT_CHECK(camera.width == d.image_widths[i] && camera.height == d.image_heights[i],
+                  fmt::format("CUDA step: camera is {}x{}, image {} is {}x{}", camera.width, camera.height, i,
+                              d.image_widths[i], d.image_heights[i]));
+    return d.images.data() + d.image_offsets[i];
+}
+
+// Runs the photometric pass against an uploaded image; sums land in d.sums (zeroed here).
+void photometric(CudaStep::Impl& d, const Camera& camera, const float* render, const std::uint8_t* target,
+                 float lambda, float* v_render) {
+    const std::size_t values = std::size_t(camera.width) * std::size_t(camera.height) * 3;
+    d.planes.resize_discard(10 * values);
+    PhotometricArgs a;
+    a.width = camera.width;
+    a.height = camera.height;
+    a.render = render;
+    a.target = target;
+    a.lambda = lambda;
+    a.v_render = v_render;
+    a.planes = d.planes.data();
+    a.sums = d.sums.data();
+    launch_photometric(a, d.stream);
+}
+
+void read_sums(CudaStep::Impl& d) {
+    RADIANT_CUDA_CHECK(cudaMemcpyAsync(d.pinned_sums, d.sums.data(), kSumCount * sizeof(double),
+                                       cudaMemcpyDeviceToHost, d.stream));
+    RADIANT_CUDA_CHECK(
+        cudaMemcpyAsync(d.pinned_bad, d.bad.data(), 2 * sizeof(unsigned), cudaMemcpyDeviceToHost, d.stream));
+    RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+}
+
+}  // namespace
+
+TrainStepResult CudaStep::train_step(const TrainStepArgs& in) {
+    Impl& d = *impl_;
+    const Camera& camera = *in.camera;
+    const std::uint8_t* target = device_image(d, in.image, camera);
+    TrainStepResult out;
+    out.tile_pairs = d.pairs = d.raster.forward(d.view(), camera, in.settings, d.stream);
+
+    const std::size_t values = std::size_t(camera.width) * std::size_t(camera.height) * 3;
+    d.v_rgb.resize_discard(values);
+    d.sums.zero(d.stream);
+    d.bad.zero(d.stream);
+    photometric(d, camera, d.raster.rgb(), target, float(in.lambda_ssim), d.v_rgb.data());
+    d.raster.backward(d.view(), d.v_rgb.data(), d.grads_view(), d.stream);
+    if (in.opacity_reg > 0 || in.scale_reg > 0)
+        launch_mcmc_regularisers(d.params.view(), d.grads.view(), d.n, float(in.opacity_reg),
+                                 float(in.scale_reg), d.sums.data(), d.stream);
+    launch_accumulate_stats(d.stats_view(), d.norms.data(), d.raster.radii(), d.n, d.sums.data(), d.stream);
+    d.adam(in.lr, in.adam);
+    read_sums(d);
+
+    const double* sum = d.pinned_sums;
+    out.l1 = sum[kSumAbs] / double(values);
+    out.mse = sum[kSumSq] / double(values);
+    out.ssim = in.lambda_ssim > 0 ? sum[kSumSsim] / double(values) : 1.0;
+    out.loss = (1 - in.lambda_ssim) * out.l1 + in.lambda_ssim * (1 - out.ssim);
+    if (d.n) {
+        out.loss += in.opacity_reg * sum[kSumOpacity] / double(d.n);
+        out.loss += in.scale_reg * sum[kSumScale] / (3.0 * double(d.n));
+    }
+    out.visible = std::size_t(sum[kSumVisible]);
+    out.non_finite = std::size_t(d.pinned_bad[0]) + std::size_t(d.pinned_bad[1]);
+    return out;
+}
+
+ImageScore CudaStep::evaluate(const Camera& camera, const RenderSettings& settings, std::size_t image,
+                              Image<float>* render) {
+    Impl& d = *impl_;
+    const std::uint8_t* target = device_image(d, image, camera);
+    d.pairs = d.raster.forward(d.view(), camera, settings, d.stream);
+    d.sums.zero(d.stream);
+    photometric(d, camera, d.raster.rgb(), target, 1.f, nullptr);
+    read_sums(d);
+    const double values = double(camera.width) * double(camera.height) * 3;
+    const double mse = d.pinned_sums[kSumSq] / values;
+    ImageScore s;
+    s.psnr = mse > 0 ? 10 * std::log10(1.0 / mse) : 100.0;
+    s.ssim = d.pinned_sums[kSumSsim] / values;
+    if (render) *render = d.raster.download_rgb(d.stream);
+    return s;
+}
+
+TrainStepResult CudaStep::photometric_loss(const Image<float>& render, std::size_t image, double lambda,
+                                           Image<float>* v_render) {
+    Impl& d = *impl_;
+    Camera camera;
+    camera.width = render.width;
+    camera.height = render.height;
+    const std::uint8_t* target = device_image(d, image, camera);
+    DeviceBuffer<float> r(&d.counter);
+    r.upload(render.data, d.stream);
+    d.v_rgb.resize_discard(render.data.size());
+    d.sums.zero(d.stream);
+    photometric(d, camera, r.data(), target, float(lambda), d.v_rgb.data());
+    read_sums(d);
+    const double values = double(render.data.size());
+    TrainStepResult out;
+    out.l1 = d.pinned_sums[kSumAbs] / values;
+    out.mse = d.pinned_sums[kSumSq] / values;
+    out.ssim = lambda > 0 ? d.pinned_sums[kSumSsim] / values : 1.0;
+    out.loss = (1 - lambda) * out.l1 + lambda * (1 - out.ssim);
+    if (v_render) {
+        *v_render = Image<float>(render.width, render.height, 3);
+        v_render->data = d.v_rgb.download(d.stream);
+    }
+    return out;
+}
+
+void CudaStep::set_stats(const DensifyStats& st) {
+    Impl& d = *impl_;
+    RADIANT_CHECK(st.grad_accum.size() == d.n && st.denom.size() == d.n && st.max_radii.size() == d.n,
+                  "CUDA step: densification statistics do not match the scene");
+    d.grad_accum.upload(st.grad_accum, d.stream);
+    d.denom.upload(st.denom, d.stream);
+    d.max_radii.upload(st.max_radii, d.stream);
+    RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+}
+
+DensifyStats CudaStep::stats() const {
+    const Impl& d = *impl_;
+    DensifyStats st;
+    st.grad_accum = d.grad_accum.download(d.stream);
+    st.denom = d.denom.download(d.stream);
+    st.max_radii = d.max_radii.download(d.stream);
+    return st;
+}
+
+std::size_t CudaStep::size() const {
+    return impl_->n;
 }
 
 std::size_t CudaStep::tile_pairs() const {

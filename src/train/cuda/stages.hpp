@@ -1,10 +1,14 @@
 #pragma once
-// CUDA stages of the training layer: the fused L1 loss and the fused Adam update (layer-private).
+// CUDA stages of the training layer (layer-private): the fused L1 and L1+SSIM losses, the fused Adam update,
+// densification statistics, ADC, opacity reset, MCMC relocation and noise.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 
+#include <cstdint>
+
 #include "radiant/core/adam_update.hpp"
+#include "radiant/core/densify_rules.hpp"
 
 namespace radiant::cuda {
 
@@ -38,5 +42,75 @@ void launch_adam(const AdamArgs& a, cudaStream_t stream);
 
 // Quaternions back to unit length after the update.
 void launch_normalize_quats(float* quats, std::size_t n, cudaStream_t stream);
+
+// Sums a loss pass accumulates (zeroed by the caller), in this order.
+enum LossSum { kSumAbs, kSumSq, kSumSsim, kSumOpacity, kSumScale, kSumVisible, kSumCount = 8 };
+
+// (1 − λ)·L1 + λ·(1 − SSIM) of a render [H, W, 3] against an 8-bit target, SSIM as the CPU reference
+// (11×11 Gaussian window, σ 1.5, zero padding). With v_render, also ∂loss/∂render. Four separable passes
+// through `planes` (10·H·W·3 floats of scratch); λ = 0 skips the SSIM passes.
+struct PhotometricArgs {
+    int width = 0, height = 0;
+    const float* render;
+    const std::uint8_t* target;
+    float lambda = 0.2f;
+    float* v_render;  // null: metrics only
+    float* planes;
+    double* sums;  // [kSumCount]
+};
+void launch_photometric(const PhotometricArgs& a, cudaStream_t stream);
+
+// Parameter views for the per-Gaussian kernels.
+struct GaussianArrays {
+    float *means, *log_scales, *quats, *opacity_logits, *sh;
+};
+
+// MCMC regularisers added to the gradients (after the backward): λo·mean(opacity), λs·mean(scale).
+void launch_mcmc_regularisers(GaussianArrays params, GaussianArrays grads, std::size_t n, float opacity_reg,
+                              float scale_reg, double* sums, cudaStream_t stream);
+
+// Densification statistics of visible Gaussians (radius > 0): Σ‖∂L/∂mean2d‖, count, largest radius.
+struct DensifyStatsView {
+    float* grad_accum;
+    std::int32_t* denom;
+    float* max_radii;
+};
+void launch_accumulate_stats(DensifyStatsView stats, const float* norms, const int* radii, std::size_t n,
+                             double* sums, cudaStream_t stream);
+
+// ADC, first pass: the action of every Gaussian, its output count [n] (counts[n] = 0 for the scan) and the
+// clone/split/prune totals [3].
+void launch_adc_actions(GaussianArrays params, DensifyStatsView stats, std::size_t n, const AdcRule& rule,
+                        std::uint32_t* actions, std::uint32_t* counts, std::uint32_t* totals,
+                        cudaStream_t stream);
+// ADC, second pass: writes the kept, cloned and split Gaussians at their scanned offsets into `out` (new
+// Adam moments zero for copies and children).
+void launch_adc_write(GaussianArrays params, GaussianArrays m, GaussianArrays v, GaussianArrays out_params,
+                      GaussianArrays out_m, GaussianArrays out_v, std::size_t n, int sh_coeffs,
+                      const std::uint32_t* actions, const std::uint32_t* offsets, std::uint64_t seed,
+                      cudaStream_t stream);
+
+void launch_reset_opacity(float* opacity_logits, float* m, float* v, std::size_t n, float cap_logit,
+                          cudaStream_t stream);
+
+// MCMC: opacity weights (dead ones 0 in `alive`) and dead flags.
+void launch_mcmc_weights(const float* opacity_logits, std::size_t n, float min_opacity, double* alive,
+                         double* all, std::uint32_t* dead, cudaStream_t stream);
+// Scatters the indices whose flag is set to out[offsets[i]].
+void launch_scatter_flagged(const std::uint32_t* flags, const std::uint32_t* offsets, std::size_t n,
+                            std::int32_t* out, cudaStream_t stream);
+// Inverse-CDF sampling of `count` sources from an inclusive prefix sum; copies[source] += 1 per draw.
+void launch_sample_by_cdf(const double* cdf, std::size_t n, double total, std::size_t count,
+                          std::uint64_t seed, std::uint64_t counter0, std::int32_t* sources,
+                          std::uint32_t* copies, cudaStream_t stream);
+// The correction for every Gaussian drawn (copies > 0) and its Adam moments zeroed.
+void launch_mcmc_correct(GaussianArrays params, GaussianArrays m, GaussianArrays v, std::size_t n,
+                         int sh_coeffs, const std::uint32_t* copies, cudaStream_t stream);
+// dst[k] ← src[k] for the Gaussian parameters (moments of dst zeroed); dst and src index the same arrays.
+void launch_copy_gaussians(GaussianArrays params, GaussianArrays m, GaussianArrays v, int sh_coeffs,
+                           const std::int32_t* dst, std::size_t dst_base, const std::int32_t* src,
+                           std::size_t count, cudaStream_t stream);
+void launch_mcmc_noise(GaussianArrays params, std::size_t n, float scale, std::uint64_t seed,
+                       cudaStream_t stream);
 
 }  // namespace radiant::cuda

@@ -1,0 +1,141 @@
+// CudaStep's densification: ADC, opacity reset, MCMC relocation and growth, position noise. Each step is a
+// few kernels and scans on the step's stream; only the resulting counts come back to the host.
+#include <cub/device/device_scan.cuh>
+
+#include <cmath>
+
+#include "radiant/core/error.hpp"
+#include "step_state.hpp"
+
+namespace radiant {
+
+void CudaStep::Impl::exclusive_scan(const std::uint32_t* in, std::uint32_t* out, std::size_t count) {
+    std::size_t bytes = 0;
+    RADIANT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, count, stream));
+    scan_scratch.resize_discard(bytes);
+    RADIANT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_scratch.data(), bytes, in, out, count, stream));
+}
+
+void CudaStep::Impl::inclusive_scan(const double* in, double* out, std::size_t count) {
+    std::size_t bytes = 0;
+    RADIANT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, count, stream));
+    scan_scratch.resize_discard(bytes);
+    RADIANT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(scan_scratch.data(), bytes, in, out, count, stream));
+}
+
+namespace {
+
+template <class T>
+T read_one(const T* device, cudaStream_t stream) {
+    T v{};
+    RADIANT_CUDA_CHECK(cudaMemcpyAsync(&v, device, sizeof(T), cudaMemcpyDeviceToHost, stream));
+    RADIANT_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return v;
+}
+
+}  // namespace
+
+DensifyTotals CudaStep::densify_adc(const AdcRule& rule, std::uint64_t seed) {
+    Impl& d = *impl_;
+    DensifyTotals t;
+    if (d.n == 0) return t;
+    d.actions.resize_discard(d.n);
+    d.counts.resize_discard(d.n + 1);
+    d.offsets.resize_discard(d.n + 1);
+    d.totals.resize_discard(3);
+    d.totals.zero(d.stream);
+    launch_adc_actions(d.params.view(), d.stats_view(), d.n, rule, d.actions.data(), d.counts.data(),
+                       d.totals.data(), d.stream);
+    d.exclusive_scan(d.counts.data(), d.offsets.data(), d.n + 1);
+    std::uint32_t host[4];
+    RADIANT_CUDA_CHECK(
+        cudaMemcpyAsync(host, d.totals.data(), 3 * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, d.stream));
+    RADIANT_CUDA_CHECK(cudaMemcpyAsync(host + 3, d.offsets.data() + d.n, sizeof(std::uint32_t),
+                                       cudaMemcpyDeviceToHost, d.stream));
+    RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+    t.clone = host[0];
+    t.split = host[1];
+    t.prune = host[2];
+    const std::size_t out_n = host[3];
+    d.next_params.resize_discard(out_n, d.sh_degree);
+    d.next_m.resize_discard(out_n, d.sh_degree);
+    d.next_v.resize_discard(out_n, d.sh_degree);
+    launch_adc_write(d.params.view(), d.m.view(), d.v.view(), d.next_params.view(), d.next_m.view(),
+                     d.next_v.view(), d.n, sh_coeff_count(d.sh_degree), d.actions.data(), d.offsets.data(),
+                     seed, d.stream);
+    d.params.swap(d.next_params);
+    d.m.swap(d.next_m);
+    d.v.swap(d.next_v);
+    d.n = out_n;
+    d.resized();
+    return t;
+}
+
+void CudaStep::reset_opacity(double value) {
+    Impl& d = *impl_;
+    launch_reset_opacity(d.params.opacity_logits.data(), d.m.opacity_logits.data(), d.v.opacity_logits.data(),
+                         d.n, float(logit(value)), d.stream);
+    d.reset_stats();
+    RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+}
+
+DensifyTotals CudaStep::densify_mcmc(const McmcConfig& c, std::uint64_t seed) {
+    Impl& d = *impl_;
+    DensifyTotals t;
+    const std::size_t n = d.n;
+    if (n == 0) return t;
+    const int k = sh_coeff_count(d.sh_degree);
+    d.cdf_alive.resize_discard(n);
+    d.cdf_all.resize_discard(n);
+    d.counts.resize_discard(n + 1);
+    d.offsets.resize_discard(n + 1);
+    d.copies.resize_discard(n);
+    d.copies.zero(d.stream);
+    // Opacity weights (scanned in place into CDFs) and dead flags (scanned into compaction offsets).
+    launch_mcmc_weights(d.params.opacity_logits.data(), n, float(c.min_opacity), d.cdf_alive.data(),
+                        d.cdf_all.data(), d.counts.data(), d.stream);
+    RADIANT_CUDA_CHECK(cudaMemsetAsync(d.counts.data() + n, 0, sizeof(std::uint32_t), d.stream));
+    d.inclusive_scan(d.cdf_alive.data(), d.cdf_alive.data(), n);
+    d.inclusive_scan(d.cdf_all.data(), d.cdf_all.data(), n);
+    d.exclusive_scan(d.counts.data(), d.offsets.data(), n + 1);
+    const std::size_t dead = read_one(d.offsets.data() + n, d.stream);
+    const double alive_total = read_one(d.cdf_alive.data() + n - 1, d.stream);
+    const double all_total = read_one(d.cdf_all.data() + n - 1, d.stream);
+    const std::size_t relocate = alive_total > 0 ? dead : 0;
+    const std::size_t target = mcmc_target_size(n, c);
+    const std::size_t add = all_total > 0 ? target - n : 0;
+
+    d.dead_ids.resize_discard(dead);
+    launch_scatter_flagged(d.counts.data(), d.offsets.data(), n, d.dead_ids.data(), d.stream);
+    d.sources.resize_discard(relocate + add);
+    launch_sample_by_cdf(d.cdf_alive.data(), n, alive_total, relocate, seed, 0, d.sources.data(),
+                         d.copies.data(), d.stream);
+    launch_sample_by_cdf(d.cdf_all.data(), n, all_total, add, seed, kMcmcGrowCounter,
+                         d.sources.data() + relocate, d.copies.data(), d.stream);
+    launch_mcmc_correct(d.params.view(), d.m.view(), d.v.view(), n, k, d.copies.data(), d.stream);
+    launch_copy_gaussians(d.params.view(), d.m.view(), d.v.view(), k, d.dead_ids.data(), 0, d.sources.data(),
+                          relocate, d.stream);
+    if (add > 0) {
+        const std::size_t out_n = n + add;
+        for (auto [from, to] : {std::pair{&d.params, &d.next_params}, {&d.m, &d.next_m}, {&d.v, &d.next_v}}) {
+            to->resize_discard(out_n, d.sh_degree);
+            to->copy_prefix(*from, n, d.sh_degree, d.stream);
+            from->swap(*to);
+        }
+        launch_copy_gaussians(d.params.view(), d.m.view(), d.v.view(), k, nullptr, n,
+                              d.sources.data() + relocate, add, d.stream);
+        d.n = out_n;
+    }
+    d.resized();
+    RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+    t.relocate = relocate;
+    t.add = add;
+    return t;
+}
+
+void CudaStep::add_noise(double scale, std::uint64_t seed) {
+    Impl& d = *impl_;
+    launch_mcmc_noise(d.params.view(), d.n, float(scale), seed, d.stream);
+}
+
+}  // namespace radiant

@@ -1,0 +1,190 @@
+#pragma once
+// The device state behind CudaStep, shared by its translation units (the step, densification). Private.
+#include <array>
+#include <vector>
+
+#include "radiant/render/cuda/rasterizer.hpp"
+#include "radiant/train/cuda_step.hpp"
+#include "stages.hpp"
+
+namespace radiant {
+using namespace radiant::cuda;
+
+// The five parameter arrays of a scene on the device.
+struct DeviceArrays {
+    DeviceBuffer<float> means, log_scales, quats, opacity_logits, sh;
+    void set_counter(MemoryCounter* c) {
+        for (auto* b : all()) b->set_counter(c);
+    }
+    std::array<DeviceBuffer<float>*, 5> all() { return {&means, &log_scales, &quats, &opacity_logits, &sh}; }
+    void upload(const Scene& s, cudaStream_t st) {
+        means.upload(s.means, st);
+        log_scales.upload(s.log_scales, st);
+        quats.upload(s.quats, st);
+        opacity_logits.upload(s.opacity_logits, st);
+        sh.upload(s.sh, st);
+    }
+    void resize_zero(const Scene& s, cudaStream_t st) {
+        means.resize_discard(s.means.size());
+        log_scales.resize_discard(s.log_scales.size());
+        quats.resize_discard(s.quats.size());
+        opacity_logits.resize_discard(s.opacity_logits.size());
+        sh.resize_discard(s.sh.size());
+        for (auto* b : all()) b->zero(st);
+    }
+    GaussianArrays view() {
+        return {means.data(), log_scales.data(), quats.data(), opacity_logits.data(), sh.data()};
+    }
+    // Room for n Gaussians of the given degree (contents not kept when it grows).
+    void resize_discard(std::size_t n, int degree) {
+        means.resize_discard(3 * n);
+        log_scales.resize_discard(3 * n);
+        quats.resize_discard(4 * n);
+        opacity_logits.resize_discard(n);
+        sh.resize_discard(n * std::size_t(sh_coeff_count(degree)) * 3);
+    }
+    // Copies the first n Gaussians of `from` (sizes already set).
+    void copy_prefix(const DeviceArrays& from, std::size_t n, int degree, cudaStream_t st) {
+        const std::size_t k = std::size_t(sh_coeff_count(degree)) * 3;
+        auto copy = [&](DeviceBuffer<float>& to, const DeviceBuffer<float>& src, std::size_t count) {
+            if (count)
+                RADIANT_CUDA_CHECK(cudaMemcpyAsync(to.data(), src.data(), count * sizeof(float),
+                                                   cudaMemcpyDeviceToDevice, st));
+        };
+        copy(means, from.means, 3 * n);
+        copy(log_scales, from.log_scales, 3 * n);
+        copy(quats, from.quats, 4 * n);
+        copy(opacity_logits, from.opacity_logits, n);
+        copy(sh, from.sh, k * n);
+    }
+    void swap(DeviceArrays& o) {
+        std::swap(means, o.means);
+        std::swap(log_scales, o.log_scales);
+        std::swap(quats, o.quats);
+        std::swap(opacity_logits, o.opacity_logits);
+        std::swap(sh, o.sh);
+    }
+    Scene download(int degree, cudaStream_t st) const {
+        Scene s;
+        s.sh_degree = degree;
+        s.means = means.download(st);
+        s.log_scales = log_scales.download(st);
+        s.quats = quats.download(st);
+        s.opacity_logits = opacity_logits.download(st);
+        s.sh = sh.download(st);
+        return s;
+    }
+};
+
+struct CudaStep::Impl {
+    MemoryCounter counter;
+    cudaStream_t stream = nullptr;
+    Rasterizer raster{&counter};
+    StageTimer timer;
+    DeviceArrays params, grads, m, v;
+    DeviceArrays next_params, next_m, next_v;  // densification writes here, then swaps
+    // training images, 8-bit, back to back
+    DeviceBuffer<std::uint8_t> images{&counter};
+    std::vector<std::size_t> image_offsets;
+    std::vector<int> image_widths, image_heights;
+    // densification statistics
+    DeviceBuffer<float> grad_accum{&counter}, max_radii{&counter};
+    DeviceBuffer<std::int32_t> denom{&counter};
+    // loss scratch and sums
+    DeviceBuffer<float> planes{&counter};
+    DeviceBuffer<double> sums{&counter};
+    double* pinned_sums = nullptr;
+    unsigned* pinned_bad = nullptr;
+    // densification scratch
+    DeviceBuffer<std::uint32_t> actions{&counter}, counts{&counter}, offsets{&counter}, totals{&counter},
+        copies{&counter};
+    DeviceBuffer<double> cdf_alive{&counter}, cdf_all{&counter};
+    DeviceBuffer<std::int32_t> dead_ids{&counter}, sources{&counter};
+    DeviceBuffer<unsigned char> scan_scratch{&counter};
+    DeviceBuffer<float> norms{&counter}, target{&counter}, v_rgb{&counter};
+    DeviceBuffer<double> loss_sum{&counter};
+    DeviceBuffer<unsigned> bad{&counter};
+    double* pinned_loss = nullptr;
+    int sh_degree = 0;
+    std::size_t n = 0, pairs = 0;
+    std::int64_t adam_step = 0;
+    int target_w = 0, target_h = 0;
+
+    Impl() {
+        for (DeviceArrays* a : {&params, &grads, &m, &v, &next_params, &next_m, &next_v})
+            a->set_counter(&counter);
+        RADIANT_CUDA_CHECK(cudaStreamCreate(&stream));
+        RADIANT_CUDA_CHECK(cudaMallocHost(&pinned_loss, sizeof(double)));
+        RADIANT_CUDA_CHECK(cudaMallocHost(&pinned_sums, kSumCount * sizeof(double)));
+        RADIANT_CUDA_CHECK(cudaMallocHost(&pinned_bad, 2 * sizeof(unsigned)));
+        sums.resize_discard(kSumCount);
+        loss_sum.resize_discard(1);
+        bad.resize_discard(2);
+    }
+    ~Impl() {
+        cudaFreeHost(pinned_loss);
+        cudaFreeHost(pinned_sums);
+        cudaFreeHost(pinned_bad);
+        cudaStreamDestroy(stream);
+    }
+    DeviceSceneView view() const {
+        return {int(n),
+                sh_degree,
+                params.means.data(),
+                params.log_scales.data(),
+                params.quats.data(),
+                params.opacity_logits.data(),
+                params.sh.data()};
+    }
+    void adam(const LearningRates& lr, const AdamConfig& config) {
+        Impl& d = *this;
+        ++d.adam_step;
+        const float bias1 = float(1 - std::pow(config.beta1, double(d.adam_step)));
+        const float bias2 = float(1 - std::pow(config.beta2, double(d.adam_step)));
+        auto element = [&](double group_lr, const GroupLimit& l) {
+            return AdamElementConfig{
+                float(group_lr), float(config.beta1), float(config.beta2), float(config.eps), bias1,
+                bias2,           float(l.grad_clip),  float(l.min),        float(l.max)};
+        };
+        AdamArgs a{};
+        auto group = [&](DeviceBuffer<float>& p, DeviceBuffer<float>& g, DeviceBuffer<float>& m,
+                         DeviceBuffer<float>& v, AdamElementConfig c, float rest_lr, int sh_coeffs) {
+            a.groups[a.count++] = {p.data(), g.data(), m.data(), v.data(), p.size(), c, rest_lr, sh_coeffs};
+        };
+        group(d.params.means, d.grads.means, d.m.means, d.v.means, element(lr.means, config.means), 0.f, 0);
+        group(d.params.log_scales, d.grads.log_scales, d.m.log_scales, d.v.log_scales,
+              element(lr.log_scales, config.log_scales), 0.f, 0);
+        group(d.params.quats, d.grads.quats, d.m.quats, d.v.quats, element(lr.quats, config.quats), 0.f, 0);
+        group(d.params.opacity_logits, d.grads.opacity_logits, d.m.opacity_logits, d.v.opacity_logits,
+              element(lr.opacity_logits, config.opacity_logits), 0.f, 0);
+        group(d.params.sh, d.grads.sh, d.m.sh, d.v.sh, element(lr.sh_dc, config.sh), float(lr.sh_rest),
+              sh_coeff_count(d.sh_degree));
+        a.bad = d.bad.data();
+        launch_adam(a, d.stream);
+        launch_normalize_quats(d.params.quats.data(), d.n, d.stream);
+    }
+    DensifyStatsView stats_view() { return {grad_accum.data(), denom.data(), max_radii.data()}; }
+    void reset_stats() {
+        grad_accum.resize_discard(n);
+        denom.resize_discard(n);
+        max_radii.resize_discard(n);
+        grad_accum.zero(stream);
+        denom.zero(stream);
+        max_radii.zero(stream);
+    }
+    // After the parameter count changed: gradients and per-Gaussian scratch follow, statistics restart.
+    void resized() {
+        grads.resize_discard(n, sh_degree);
+        norms.resize_discard(n);
+        reset_stats();
+    }
+    // Exclusive prefix sum of counts[0..count) into out (CUB), scratch grown as needed.
+    void exclusive_scan(const std::uint32_t* in, std::uint32_t* out, std::size_t count);
+    void inclusive_scan(const double* in, double* out, std::size_t count);
+    DeviceGradsView grads_view() {
+        return {grads.means.data(),          grads.log_scales.data(), grads.quats.data(),
+                grads.opacity_logits.data(), grads.sh.data(),         norms.data()};
+    }
+};
+
+}  // namespace radiant

@@ -1,0 +1,282 @@
+// The CUDA training backend against the CPU reference (issue 7; ctest label `gpu`): the fused L1+SSIM loss
+// and its gradient, evaluation metrics, ADC and MCMC densification, MCMC noise, and a short training run
+// with densification on both backends from the same seed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "radiant/io/image_io.hpp"
+#include "radiant/render/cpu/render_cpu.hpp"
+#include "radiant/render/cuda/cuda_check.hpp"
+#include "radiant/train/backend.hpp"
+#include "radiant/train/checkpoint.hpp"
+#include "radiant/train/cuda_step.hpp"
+#include "radiant/train/demo_dataset.hpp"
+#include "radiant/train/loss.hpp"
+#include "radiant/train/trainer.hpp"
+#include "support/random_scene.hpp"
+#include "support/temp_dir.hpp"
+
+namespace radiant {
+namespace {
+
+#define REQUIRE_GPU() \
+    if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device"
+
+Image<std::uint8_t> random_u8(std::uint32_t seed, int w, int h) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> u(0, 255);
+    Image<std::uint8_t> im(w, h, 3);
+    for (auto& v : im.data) v = std::uint8_t(u(rng));
+    return im;
+}
+
+// A render near the target (as in training), so SSIM is in its working range.
+Image<float> near(const Image<std::uint8_t>& t, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> n(0, 0.1f);
+    Image<float> r = to_float(t);
+    for (float& v : r.data) v = std::clamp(v + n(rng), 0.f, 1.f);
+    return r;
+}
+
+TEST(CudaLoss, L1SsimLossAndGradientMatchTheCpuReference) {
+    REQUIRE_GPU();
+    for (auto [w, h] : {std::pair{97, 61}, std::pair{320, 180}, std::pair{16, 12}}) {
+        const std::vector<Image<std::uint8_t>> images{random_u8(1, w, h)};
+        const Image<float> render = near(images[0], 2);
+        CudaStep gpu;
+        gpu.set_images(images);
+        for (double lambda : {0.0, 0.2, 1.0}) {
+            Image<float> v_gpu, v_cpu;
+            const TrainStepResult g = gpu.photometric_loss(render, 0, lambda, &v_gpu);
+            const LossValue c = photometric_loss(render, to_float(images[0]), lambda, &v_cpu);
+            EXPECT_NEAR(g.loss, c.total, 2e-5) << w << "x" << h << " λ " << lambda;
+            EXPECT_NEAR(g.l1, c.l1, 1e-6);
+            if (lambda > 0) {
+                EXPECT_NEAR(g.ssim, c.ssim, 2e-5);
+            }
+            double dot = 0, ng = 0, nc = 0, diff = 0;
+            for (std::size_t i = 0; i < v_cpu.data.size(); ++i) {
+                dot += double(v_gpu.data[i]) * v_cpu.data[i];
+                ng += double(v_gpu.data[i]) * v_gpu.data[i];
+                nc += double(v_cpu.data[i]) * v_cpu.data[i];
+                diff += std::pow(double(v_gpu.data[i]) - v_cpu.data[i], 2);
+            }
+            std::printf("[loss] %dx%d lambda %.1f: loss %.7f vs %.7f, gradient cosine %.8f, rel %.2e\n", w, h,
+                        lambda, g.loss, c.total, dot / std::sqrt(ng * nc), std::sqrt(diff / nc));
+            EXPECT_GT(dot / std::sqrt(ng * nc), 0.99999);
+            EXPECT_LT(std::sqrt(diff / nc), 2e-3);
+        }
+    }
+}
+
+TEST(CudaEvaluate, PsnrAndSsimMatchTheCpuMetrics) {
+    REQUIRE_GPU();
+    test::RandomSceneOptions o;
+    o.count = 2000;
+    o.sh_degree = 2;
+    const Scene scene = test::random_scene(5, o);
+    const Camera cam = test::random_camera(9, 160, 120);
+    RenderSettings s;
+    const Image<float> cpu_render = cpu::render_forward(scene, cam, s).rgb;
+    const std::vector<Image<std::uint8_t>> images{to_u8(near(to_u8(cpu_render), 4))};
+    CudaStep gpu;
+    gpu.set_scene(scene);
+    gpu.set_images(images);
+    Image<float> r;
+    const ImageScore score = gpu.evaluate(cam, s, 0, &r);
+    const Image<float> gt = to_float(images[0]);
+    EXPECT_NEAR(score.psnr, psnr(cpu_render, gt), 1e-3);
+    EXPECT_NEAR(score.ssim, ssim(cpu_render, gt), 1e-4);
+    EXPECT_EQ(r.width, 160);
+}
+
+// Gaussians as sortable rows, to compare scenes whose order differs (the GPU keeps children in place).
+std::vector<std::vector<float>> rows(const Scene& s) {
+    std::vector<std::vector<float>> out(s.size());
+    const std::size_t k = std::size_t(s.sh_coeffs()) * 3;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        auto& r = out[i];
+        for (int c = 0; c < 3; ++c) r.push_back(s.means[3 * i + std::size_t(c)]);
+        for (int c = 0; c < 3; ++c) r.push_back(s.log_scales[3 * i + std::size_t(c)]);
+        for (int c = 0; c < 4; ++c) r.push_back(s.quats[4 * i + std::size_t(c)]);
+        r.push_back(s.opacity_logits[i]);
+        for (std::size_t j = 0; j < k; ++j) r.push_back(s.sh[i * k + j]);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+double max_row_diff(const Scene& a, const Scene& b) {
+    const auto ra = rows(a), rb = rows(b);
+    if (ra.size() != rb.size()) return INFINITY;
+    double d = 0;
+    for (std::size_t i = 0; i < ra.size(); ++i)
+        for (std::size_t j = 0; j < ra[i].size(); ++j) d = std::max(d, double(std::abs(ra[i][j] - rb[i][j])));
+    return d;
+}
+
+struct Fixture {
+    Scene scene;
+    TrainState state;
+};
+
+Fixture densify_fixture(std::size_t n) {
+    test::RandomSceneOptions o;
+    o.count = n;
+    o.sh_degree = 1;
+    Fixture f;
+    f.scene = test::random_scene(21, o);
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> u(0, 1);
+    for (std::size_t i = 0; i < n; ++i) {
+        // a spread of opacities (some dead), scales around the clone/split boundary
+        f.scene.opacity_logits[i] = float(logit(std::clamp(double(u(rng)), 0.001, 0.999)));
+        for (int c = 0; c < 3; ++c)
+            f.scene.log_scales[3 * i + std::size_t(c)] = std::log(0.002f + 0.05f * u(rng));
+    }
+    f.state.params = f.scene;
+    f.state.adam.reset_like(f.scene);
+    for (auto* v : {&f.state.adam.m.means, &f.state.adam.v.opacity_logits})
+        std::fill(v->begin(), v->end(), 0.5f);
+    f.state.stats.reset(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        f.state.stats.grad_accum[i] = 4e-4f * u(rng);
+        f.state.stats.denom[i] = 1 + int(i % 3);
+        f.state.stats.max_radii[i] = 40 * u(rng);
+    }
+    return f;
+}
+
+TEST(CudaDensify, AdcMatchesTheCpuPlan) {
+    REQUIRE_GPU();
+    Fixture f = densify_fixture(5000);
+    AdcConfig c;
+    for (long step : {600L, 3100L}) {  // before and after the first opacity reset (big prune)
+        TrainState cpu = f.state;
+        const DensifyPlan plan = plan_adc(cpu.params, cpu.stats, c, 1.0, step, 77);
+        apply_plan(plan, cpu.params, cpu.adam, cpu.stats);
+        CudaStep gpu;
+        gpu.set_scene(f.state.params);
+        gpu.set_adam(f.state.adam);
+        gpu.set_stats(f.state.stats);
+        const DensifyTotals t = gpu.densify_adc(adc_rule(c, 1.0, step), 77);
+        EXPECT_EQ(t.clone, plan.clone.size());
+        EXPECT_EQ(t.split, plan.split.size());
+        EXPECT_GT(t.clone, 0u);
+        EXPECT_GT(t.split, 0u);
+        EXPECT_GT(t.prune, 0u);
+        const Scene out = gpu.scene();
+        ASSERT_EQ(out.size(), cpu.params.size()) << step;
+        EXPECT_LT(max_row_diff(out, cpu.params), 1e-5) << step;
+        // moments: surviving originals keep theirs, new ones start at zero — same totals
+        const AdamState a = gpu.adam();
+        double sum_gpu = 0, sum_cpu = 0;
+        for (float v : a.m.means) sum_gpu += v;
+        for (float v : cpu.adam.m.means) sum_cpu += v;
+        EXPECT_NEAR(sum_gpu, sum_cpu, 1e-3);
+        const DensifyStats st = gpu.stats();
+        EXPECT_EQ(st.denom.size(), out.size());
+        EXPECT_EQ(*std::max_element(st.denom.begin(), st.denom.end()), 0);
+    }
+}
+
+TEST(CudaDensify, McmcMatchesTheCpuPlan) {
+    REQUIRE_GPU();
+    Fixture f = densify_fixture(4000);
+    McmcConfig c;
+    c.max_gaussians = 4100;  // growth capped below the 5 % rate
+    TrainState cpu = f.state;
+    const DensifyPlan plan = plan_mcmc(cpu.params, c, 99);
+    apply_plan(plan, cpu.params, cpu.adam, cpu.stats);
+    CudaStep gpu;
+    gpu.set_scene(f.state.params);
+    gpu.set_adam(f.state.adam);
+    gpu.set_stats(f.state.stats);
+    const DensifyTotals t = gpu.densify_mcmc(c, 99);
+    EXPECT_EQ(t.relocate, plan.relocate_dead.size());
+    EXPECT_GT(t.relocate, 0u);
+    EXPECT_EQ(t.add, 100u);
+    const Scene out = gpu.scene();
+    ASSERT_EQ(out.size(), 4100u);
+    EXPECT_LT(max_row_diff(out, cpu.params), 1e-4);
+}
+
+TEST(CudaDensify, OpacityResetAndNoiseMatchTheCpu) {
+    REQUIRE_GPU();
+    Fixture f = densify_fixture(3000);
+    CudaStep gpu;
+    gpu.set_scene(f.state.params);
+    gpu.set_adam(f.state.adam);
+    gpu.reset_opacity(0.01);
+    gpu.add_noise(0.5, 1234);
+    TrainState cpu = f.state;
+    DensifyPlan reset;
+    reset.reset_opacity = 0.01;
+    apply_plan(reset, cpu.params, cpu.adam, cpu.stats);
+    add_position_noise(cpu.params, 0.5, 1234);
+    const Scene out = gpu.scene();
+    double d = 0, moved = 0;
+    for (std::size_t i = 0; i < out.means.size(); ++i) {
+        d = std::max(d, double(std::abs(out.means[i] - cpu.params.means[i])));
+        moved += std::abs(cpu.params.means[i] - f.scene.means[i]);
+    }
+    EXPECT_LT(d, 1e-5);
+    EXPECT_GT(moved, 0.0);
+    EXPECT_EQ(out.opacity_logits, cpu.params.opacity_logits);
+    EXPECT_EQ(gpu.adam().v.opacity_logits, cpu.adam.v.opacity_logits);
+}
+
+// Issue 7's parity run: 300 steps with densification on the demo dataset, same seed on both backends.
+TEST(CudaTraining, ShortRunTracksTheCpuReference) {
+    REQUIRE_GPU();
+    test::TempDir dir;
+    DemoDatasetOptions d;
+    d.width = d.height = 96;
+    d.train_views = 24;
+    d.test_views = 4;
+    d.points = 2000;
+    write_demo_dataset((dir / "data").string(), d);
+    auto run = [&](const std::string& backend) {
+        TrainConfig c;
+        c.data = (dir / "data").string();
+        c.output = (dir / backend).string();
+        c.backend = backend;
+        c.steps = 300;
+        c.eval = true;
+        c.white_background = true;
+        c.log_every = 25;
+        c.adc.start = 50;
+        c.adc.stop = 250;
+        c.adc.interval = 50;
+        c.adc.reset_every = 1000;
+        c.sh_degree = 1;
+        return train(c);
+    };
+    const TrainResult cpu = run("cpu");
+    const TrainResult gpu = run("cuda");
+    auto history = [&](const std::string& backend) {
+        return read_checkpoint((dir / backend / "checkpoint.bin").string()).history;
+    };
+    const auto hc = history("cpu"), hg = history("cuda");
+    ASSERT_EQ(hc.size(), hg.size());
+    double worst = 0;
+    for (std::size_t i = 0; i < hc.size(); ++i) {
+        const double rel = std::abs(hg[i].loss - hc[i].loss) / hc[i].loss;
+        std::printf("[train] step %4ld  loss cpu %.6f cuda %.6f  (%.3f %%)  Gaussians %zu / %zu\n",
+                    hc[i].step, hc[i].loss, hg[i].loss, 100 * rel, hc[i].gaussians, hg[i].gaussians);
+        worst = std::max(worst, rel);
+    }
+    std::printf("[train] test PSNR cpu %.3f cuda %.3f dB; worst loss difference %.3f %%\n", cpu.test_psnr,
+                gpu.test_psnr, 100 * worst);
+    EXPECT_LT(worst, 0.01);
+    EXPECT_NEAR(gpu.test_psnr, cpu.test_psnr, 0.1);
+}
+
+}  // namespace
+}  // namespace radiant
