@@ -18,7 +18,7 @@ struct AdcRule {
     float clone_max_scale = 0;  // clone when the largest scale ≤ this, else split
     float min_opacity = 0.005f;
     bool big_prune = false;  // after the first opacity reset: also prune by screen radius and world scale
-    float max_screen_radius = 20;
+    float max_screen_radius = 0;  // pixels; 0: no screen-size prune
     float max_world_scale = 0;
 };
 
@@ -33,7 +33,9 @@ RADIANT_HD std::uint32_t adc_action(T grad_accum, std::int32_t denom, T max_radi
     std::uint32_t a = 0;
     if (grad >= T(r.grad_threshold)) a |= scale <= T(r.clone_max_scale) ? kAdcClone : kAdcSplit;
     bool prune = sigmoid(opacity_logit) < T(r.min_opacity);
-    if (r.big_prune) prune = prune || max_radius > T(r.max_screen_radius) || scale > T(r.max_world_scale);
+    if (r.big_prune)
+        prune = prune || (r.max_screen_radius > 0 && max_radius > T(r.max_screen_radius)) ||
+                scale > T(r.max_world_scale);
     if (prune) a |= kAdcPrune;
     return a;
 }
