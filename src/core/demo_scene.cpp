@@ -13,7 +13,7 @@ constexpr double kPi = std::numbers::pi;
 // Appends flat Gaussians (thin along the surface normal) with a baked top light, so the shapes read as
 // solid objects in any viewer without view-dependent colour.
 class SurfaceWriter {
-public:
+  public:
     explicit SurfaceWriter(Scene& s) : s_(s) {}
 
     void add(Vec3<double> p, Vec3<double> n, Vec3<double> colour, double scale) {
@@ -24,7 +24,8 @@ public:
         s_.log_scales.push_back(float(std::log(scale)));
         s_.log_scales.push_back(float(std::log(0.15 * scale)));
         // Rotation taking the local z axis to n: q ∝ (1 + n·z, z × n).
-        Vec4<double> q = n.z > -0.999 ? Vec4<double>{1.0 + n.z, -n.y, n.x, 0.0} : Vec4<double>{0.0, 1.0, 0.0, 0.0};
+        Vec4<double> q =
+            n.z > -0.999 ? Vec4<double>{1.0 + n.z, -n.y, n.x, 0.0} : Vec4<double>{0.0, 1.0, 0.0, 0.0};
         double inv = 1.0 / std::sqrt(dot(q, q));
         for (double v : {q.x, q.y, q.z, q.w}) s_.quats.push_back(float(v * inv));
         s_.opacity_logits.push_back(float(logit(0.95)));
@@ -34,7 +35,7 @@ public:
         }
     }
 
-private:
+  private:
     Scene& s_;
 };
 

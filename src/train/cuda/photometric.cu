@@ -43,6 +43,22 @@ __device__ __forceinline__ float target_value(const std::uint8_t* t, std::size_t
     return float(t[e]) * (1.f / 255.f);
 }
 
+// Blur of the five planes at `base` along one axis (step: 3 for x, 3·W for y), zero padding; pos/size is
+// the element's coordinate on that axis.
+__device__ __forceinline__ void blur_planes(const float* base, std::size_t plane, std::size_t e, int pos,
+                                            int size, std::ptrdiff_t step, float (&acc)[kPlanes]) {
+    RADIANT_UNROLL
+    for (int p = 0; p < kPlanes; ++p) acc[p] = 0.f;
+    for (int k = -kRadius; k <= kRadius; ++k) {
+        const int q = pos + k;
+        if (q < 0 || q >= size) continue;
+        const std::size_t j = std::size_t(std::ptrdiff_t(e) + step * k);
+        const float w = c_window[k + kRadius];
+        RADIANT_UNROLL
+        for (int p = 0; p < kPlanes; ++p) acc[p] += w * base[std::size_t(p) * plane + j];
+    }
+}
+
 // Pass 1: horizontal blur of x, y, x², y², xy.
 __global__ void stats_h_kernel(PhotometricArgs a, Shape sh) {
     const std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -75,15 +91,8 @@ __global__ void ssim_map_kernel(PhotometricArgs a, Shape sh, bool with_ssim) {
         v[1] = d * d;
         if (with_ssim) {
             const int y = int(e / (3 * std::size_t(sh.width)));
-            float m[kPlanes] = {};
-            for (int k = -kRadius; k <= kRadius; ++k) {
-                const int yy = y + k;
-                if (yy < 0 || yy >= sh.height) continue;
-                const std::size_t j = std::size_t(std::ptrdiff_t(e) + std::ptrdiff_t(3) * sh.width * k);
-                const float w = c_window[k + kRadius];
-                RADIANT_UNROLL
-                for (int p = 0; p < kPlanes; ++p) m[p] += w * a.planes[std::size_t(p) * sh.n + j];
-            }
+            float m[kPlanes];
+            blur_planes(a.planes, sh.n, e, y, sh.height, std::ptrdiff_t(3) * sh.width, m);
             const float mx = m[0], my = m[1];
             const float vx = m[2] - mx * mx, vy = m[3] - my * my, cxy = m[4] - mx * my;
             const float a1 = 2.f * mx * my + kC1, a2 = 2.f * cxy + kC2;
@@ -113,16 +122,8 @@ __global__ void grad_h_kernel(PhotometricArgs a, Shape sh) {
     const std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (e >= sh.n) return;
     const int x = int((e / 3) % std::size_t(sh.width));
-    const float* q = a.planes + kPlanes * sh.n;
-    float acc[kPlanes] = {};
-    for (int k = -kRadius; k <= kRadius; ++k) {
-        const int xx = x + k;
-        if (xx < 0 || xx >= sh.width) continue;
-        const std::size_t j = std::size_t(std::ptrdiff_t(e) + 3 * k);
-        const float w = c_window[k + kRadius];
-        RADIANT_UNROLL
-        for (int p = 0; p < kPlanes; ++p) acc[p] += w * q[std::size_t(p) * sh.n + j];
-    }
+    float acc[kPlanes];
+    blur_planes(a.planes + kPlanes * sh.n, sh.n, e, x, sh.width, 3, acc);
     RADIANT_UNROLL
     for (int p = 0; p < kPlanes; ++p) a.planes[std::size_t(p) * sh.n + e] = acc[p];
 }
@@ -136,15 +137,8 @@ __global__ void grad_v_kernel(PhotometricArgs a, Shape sh, bool with_ssim) {
     float g = (1.f - a.lambda) * (d > 0.f ? 1.f : (d < 0.f ? -1.f : 0.f)) / float(sh.n);
     if (with_ssim) {
         const int y = int(e / (3 * std::size_t(sh.width)));
-        float acc[kPlanes] = {};
-        for (int k = -kRadius; k <= kRadius; ++k) {
-            const int yy = y + k;
-            if (yy < 0 || yy >= sh.height) continue;
-            const std::size_t j = std::size_t(std::ptrdiff_t(e) + std::ptrdiff_t(3) * sh.width * k);
-            const float w = c_window[k + kRadius];
-            RADIANT_UNROLL
-            for (int p = 0; p < kPlanes; ++p) acc[p] += w * a.planes[std::size_t(p) * sh.n + j];
-        }
+        float acc[kPlanes];
+        blur_planes(a.planes, sh.n, e, y, sh.height, std::ptrdiff_t(3) * sh.width, acc);
         g += acc[0] + 2.f * r * acc[1] - 2.f * acc[2] + t * acc[3] - acc[4];
     }
     a.v_render[e] = g;
