@@ -54,10 +54,10 @@ void add_train_command(CLI::App& app) {
             return;
         }
         TrainConfig c = a->c;
+        const std::string config_text = a->config_file.empty() ? "" : read_file(a->config_file);
         if (!a->config_file.empty()) {
             // The file sets the base; flags given on the command line override it.
-            TrainConfig from_file =
-                config_from_json(read_file(a->config_file), a->config_file, TrainConfig{});
+            TrainConfig from_file = config_from_json(config_text, a->config_file, TrainConfig{});
             TrainConfig flags = a->c;
             c = from_file;
             auto given = [&](const char* name) { return cmd->count(name) > 0; };
@@ -78,8 +78,7 @@ void add_train_command(CLI::App& app) {
             if (given("--checkpoint-every")) c.checkpoint_every = flags.checkpoint_every;
             if (given("--log-every")) c.log_every = flags.log_every;
         }
-        if (c.strategy == "mcmc" && cmd->count("--max-gaussians") == 0 && a->config_file.empty())
-            c.init_opacity = 0.5;  // MCMC's own recipe
+        if (c.strategy == "mcmc") apply_mcmc_init_recipe(c, config_text);
         const TrainResult r = train(c);
         if (r.interrupted)
             throw Error(fmt::format("interrupted at step {}; resume with --resume {}", r.steps, c.output));

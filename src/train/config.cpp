@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -33,6 +34,7 @@ void for_each_field(TrainConfig& c, F&& f) {
     f("lambda_ssim", c.lambda_ssim);
     f("init_random_points", c.init_random_points);
     f("init_opacity", c.init_opacity);
+    f("init_scale", c.init_scale);
     f("tile_size", c.render.tile_size);
     f("radius_scale", c.render.radius_scale);
     f("alpha_cutoff", c.render.alpha_cutoff);
@@ -112,6 +114,17 @@ TrainConfig config_from_json(const std::string& text, const std::string& name, T
     return c;
 }
 
+bool config_sets(const std::string& text, const std::string& key) {
+    if (text.empty()) return false;
+    const json j = json::parse(text, nullptr, false);
+    return j.is_object() && j.contains(key);
+}
+
+void apply_mcmc_init_recipe(TrainConfig& c, const std::string& config_text) {
+    if (!config_sets(config_text, "init_opacity")) c.init_opacity = 0.5;
+    if (!config_sets(config_text, "init_scale")) c.init_scale = 0.1;
+}
+
 void validate(const TrainConfig& c) {
     auto fail = [](const std::string& why) { throw Error("training settings: " + why); };
     if (c.data.empty()) fail("no dataset (-d DATA)");
@@ -124,6 +137,7 @@ void validate(const TrainConfig& c) {
     if (c.eval_every < 0 || c.checkpoint_every < 0 || c.log_every < 1) fail("negative step periods");
     if (c.strategy == "mcmc" && c.mcmc.max_gaussians < 1) fail("max_gaussians must be positive");
     if (!(c.init_opacity > 0 && c.init_opacity < 1)) fail("init_opacity must be in (0, 1)");
+    if (!(c.init_scale > 0 && std::isfinite(c.init_scale))) fail("init_scale must be positive");
     validate(c.render);
 }
 

@@ -51,27 +51,6 @@ void zero_at(Scene& s, std::size_t i) {
     std::fill_n(s.sh.begin() + std::ptrdiff_t(i * k), k, 0.f);
 }
 
-// Keeps the Gaussians whose mask entry is 0.
-void compact(Scene& s, const std::vector<std::uint8_t>& remove) {
-    const std::size_t k = std::size_t(s.sh_coeffs()) * 3;
-    std::size_t out = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (remove[i]) continue;
-        if (out != i) {
-            std::copy_n(s.means.begin() + std::ptrdiff_t(3 * i), 3,
-                        s.means.begin() + std::ptrdiff_t(3 * out));
-            std::copy_n(s.log_scales.begin() + std::ptrdiff_t(3 * i), 3,
-                        s.log_scales.begin() + std::ptrdiff_t(3 * out));
-            std::copy_n(s.quats.begin() + std::ptrdiff_t(4 * i), 4,
-                        s.quats.begin() + std::ptrdiff_t(4 * out));
-            s.opacity_logits[out] = s.opacity_logits[i];
-            std::copy_n(s.sh.begin() + std::ptrdiff_t(i * k), k, s.sh.begin() + std::ptrdiff_t(out * k));
-        }
-        ++out;
-    }
-    s.resize(out);
-}
-
 }  // namespace
 
 AdcRule adc_rule(const AdcConfig& c, double extent, long step) {
@@ -205,34 +184,49 @@ void apply_plan(const DensifyPlan& plan, Scene& p, AdamState& adam, DensifyStats
         }
     }
 
-    for (std::int32_t i : plan.clone) {
-        append_copy(p, std::size_t(i), p);
-        append_zero(adam.m);
-        append_zero(adam.v);
-    }
-    std::vector<std::uint8_t> remove(p.size(), 0);
-    if (!plan.prune.empty()) std::copy(plan.prune.begin(), plan.prune.end(), remove.begin());
-    for (std::int32_t i : plan.split) {
-        const std::size_t g = std::size_t(i);
-        for (int copy = 0; copy < 2; ++copy) {
-            append_copy(p, g, p);
-            const std::size_t j = p.size() - 1;
-            Vec3<float> mean, log_scale;
-            split_child(p.mean(g), p.log_scale(g), p.quat(g), plan.seed, g, copy, mean, log_scale);
-            for (int c = 0; c < 3; ++c) {
-                p.means[3 * j + std::size_t(c)] = mean[c];
-                p.log_scales[3 * j + std::size_t(c)] = log_scale[c];
+    // ADC: every Gaussian's outputs in its place, in index order — a split Gaussian becomes its two
+    // children; any other stays unless pruned and is followed by its clone. The CUDA backend writes the
+    // same layout, so both number the Gaussians alike (a later split's draws depend on the index).
+    if (!plan.clone.empty() || !plan.split.empty() || !plan.prune.empty()) {
+        std::vector<std::uint32_t> action(p.size(), 0);
+        for (std::int32_t i : plan.clone) action[std::size_t(i)] |= kAdcClone;
+        for (std::int32_t i : plan.split) action[std::size_t(i)] |= kAdcSplit;
+        for (std::size_t i = 0; i < plan.prune.size(); ++i)
+            if (plan.prune[i]) action[i] |= kAdcPrune;
+        Scene q, qm, qv;
+        q.sh_degree = qm.sh_degree = qv.sh_degree = p.sh_degree;
+        for (std::size_t i = 0; i < p.size(); ++i) {
+            const std::uint32_t a = action[i];
+            if (a & kAdcSplit) {
+                for (int copy = 0; copy < 2; ++copy) {
+                    append_copy(p, i, q);
+                    const std::size_t j = q.size() - 1;
+                    Vec3<float> mean, log_scale;
+                    split_child(p.mean(i), p.log_scale(i), p.quat(i), plan.seed, i, copy, mean, log_scale);
+                    for (int c = 0; c < 3; ++c) {
+                        q.means[3 * j + std::size_t(c)] = mean[c];
+                        q.log_scales[3 * j + std::size_t(c)] = log_scale[c];
+                    }
+                    append_zero(qm);
+                    append_zero(qv);
+                }
+                continue;
             }
-            append_zero(adam.m);
-            append_zero(adam.v);
-            remove.push_back(0);
+            if (!(a & kAdcPrune)) {
+                append_copy(p, i, q);
+                append_copy(adam.m, i, qm);
+                append_copy(adam.v, i, qv);
+            }
+            if (a & kAdcClone) {
+                append_copy(p, i, q);
+                append_zero(qm);
+                append_zero(qv);
+            }
         }
-        remove[g] = 1;
+        p = std::move(q);
+        adam.m = std::move(qm);
+        adam.v = std::move(qv);
     }
-    remove.resize(p.size(), 0);
-    compact(p, remove);
-    compact(adam.m, remove);
-    compact(adam.v, remove);
     stats.reset(p.size());
 }
 

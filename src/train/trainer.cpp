@@ -227,6 +227,7 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
         init.sh_degree = c.sh_degree;
         init.random_points = c.init_random_points;
         init.initial_opacity = c.init_opacity;
+        init.initial_scale = c.init_scale;
         init.seed = std::uint32_t(c.seed);
         TrainState s;
         s.params = initial_scene(ds, init);

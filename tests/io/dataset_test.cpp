@@ -68,6 +68,9 @@ TEST(Dataset, ColmapSplitsExtentAndImages) {
     EXPECT_TRUE(ds.views[8].test);
     EXPECT_FALSE(ds.views[1].test);
     EXPECT_NEAR(ds.extent, 1.1 * 2.0, 1e-9);  // centres on a circle of radius 2 around their mean
+    // Every camera looks along +z (parallel axes): the focus falls back to `extent` ahead of the centre.
+    EXPECT_NEAR(ds.focus.x, 0.0, 1e-9);
+    EXPECT_NEAR(ds.focus.z, 2.2, 1e-9);
     EXPECT_EQ(ds.points.size(), 1u);
     const auto images = load_images(ds);
     ASSERT_EQ(images.size(), 17u);
@@ -76,6 +79,33 @@ TEST(Dataset, ColmapSplitsExtentAndImages) {
     EXPECT_NEAR(images[0].at(63, 0, 0), 255, 3);  // JPEG decoded right way round
     EXPECT_NEAR(images[0].at(0, 47, 1), 255, 3);
     EXPECT_EQ(open_dataset(dir.str()).test_count(), 0u);  // no --eval: everything trains
+}
+
+TEST(Dataset, FocusIsWhereConvergingCamerasLook) {
+    std::vector<DatasetView> views;
+    for (const Camera& c : orbit({10, -1, 2}, 3.0, 25.0, 12, {0, 0, 1}, 50.0, 64, 48)) {
+        views.emplace_back();
+        views.back().camera = c;
+    }
+    const Vec3<double> f = focus_point(views, {10, -1, 3}, 3.3);
+    EXPECT_NEAR(f.x, 10.0, 1e-6);
+    EXPECT_NEAR(f.y, -1.0, 1e-6);
+    EXPECT_NEAR(f.z, 2.0, 1e-6);
+    // Turned round (half a turn about their y axes), the same cameras look outwards: the axes still meet
+    // at (10, −1, 2), behind every camera, so the focus falls back to 3.3 ahead of the centre along the
+    // mean axis, which points up.
+    for (DatasetView& v : views) {
+        const Vec3<double> c = v.camera.centre();
+        for (int k = 0; k < 3; ++k) {
+            v.camera.R[0][k] = -v.camera.R[0][k];
+            v.camera.R[2][k] = -v.camera.R[2][k];
+        }
+        v.camera.t = -1.0 * (v.camera.R * c);
+    }
+    const Vec3<double> out = focus_point(views, {10, -1, 3}, 3.3);
+    EXPECT_NEAR(out.x, 10.0, 1e-6);
+    EXPECT_NEAR(out.y, -1.0, 1e-6);
+    EXPECT_NEAR(out.z, 6.3, 1e-6);
 }
 
 TEST(Dataset, DownscaleUsesImagesNOrResizes) {
@@ -274,6 +304,8 @@ TEST(RealDatasets, Fox) {
     EXPECT_EQ(ds.views[0].source_camera.model, CameraModel::opencv);
     EXPECT_EQ(ds.views[0].camera.width, 270);
     EXPECT_EQ(ds.views[0].camera.height, 480);
+    // colmap2nerf centres the poses on the cameras' focus, where the fox head is.
+    EXPECT_LT(length(ds.focus), 0.3);
     const auto images = load_images(ds);
     EXPECT_EQ(images[3].width, 270);
 }

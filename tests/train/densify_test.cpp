@@ -66,17 +66,19 @@ TEST(Densify, PruneKeepsOptimizerStateAligned) {
     expect_state_of(t, 2, 5);
 }
 
-TEST(Densify, CloneAppendsCopiesWithFreshState) {
+// Each clone follows its original (the layout both backends write): 0, 1, 1', 2, 3, 3'.
+TEST(Densify, CloneFollowsItsOriginalWithFreshState) {
     Tagged t = tagged(4);
     DensifyPlan plan;
     plan.clone = {1, 3};
     apply_plan(plan, t.p, t.adam, t.stats);
     ASSERT_EQ(t.p.size(), 6u);
-    for (int i = 0; i < 4; ++i) expect_state_of(t, std::size_t(i), i);
-    EXPECT_FLOAT_EQ(t.p.means[3 * 4], 1.f);
+    const std::size_t at[4] = {0, 1, 3, 4};
+    for (int i = 0; i < 4; ++i) expect_state_of(t, at[i], i);
+    EXPECT_FLOAT_EQ(t.p.means[3 * 2], 1.f);
     EXPECT_FLOAT_EQ(t.p.means[3 * 5], 3.f);
     EXPECT_FLOAT_EQ(t.p.opacity_logits[5], 0.3f);
-    expect_zero_state(t, 4);
+    expect_zero_state(t, 2);
     expect_zero_state(t, 5);
 }
 

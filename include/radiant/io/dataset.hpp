@@ -38,6 +38,7 @@ struct Dataset {
     std::vector<std::array<std::uint8_t, 3>> point_colours;
     Vec3<double> centre{};  // mean camera centre
     double extent = 1.0;    // radius of the camera centres' bounding sphere × 1.1 (Inria 3DGS)
+    Vec3<double> focus{};   // nearest point to all optical axes: where random initialisation centres
     std::vector<std::string> warnings;
 
     std::size_t train_count() const;
@@ -50,6 +51,11 @@ Dataset open_dataset(const std::string& dir, const DatasetOptions& options = {})
 // Decoded RGB images, one per view, in parallel with a progress line. Throws IoError for a file that is
 // not an image or whose size disagrees with its camera.
 std::vector<Image<std::uint8_t>> load_images(const Dataset& dataset);
+
+// The point nearest to every camera's optical axis in the least-squares sense: where a capture looks. Axes
+// that are nearly parallel (a forward-facing capture), or a point behind most cameras (cameras looking
+// outwards), give the point `extent` ahead of `centre` along the mean axis instead.
+Vec3<double> focus_point(const std::vector<DatasetView>& views, Vec3<double> centre, double extent);
 
 // `radiant info DATA_DIR`'s text.
 std::string describe(const Dataset& dataset);

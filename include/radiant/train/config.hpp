@@ -28,6 +28,7 @@ struct TrainConfig {
     double lambda_ssim = 0.2;
     std::size_t init_random_points = 100000;
     double init_opacity = 0.1;  // MCMC's recipe starts at 0.5
+    double init_scale = 1.0;    // × the mean distance to the 3 nearest points; MCMC's recipe: 0.1
     RenderSettings render;
     LrConfig lr;
     AdcConfig adc;
@@ -38,6 +39,11 @@ std::string config_to_json(const TrainConfig& config);
 // Keys absent from the JSON keep their values in `base`; unknown keys are errors (a typo must not silently
 // train with defaults).
 TrainConfig config_from_json(const std::string& text, const std::string& name, TrainConfig base);
+// Whether the JSON object in `text` sets `key` (so a strategy's own defaults must not override it).
+bool config_sets(const std::string& text, const std::string& key);
+// MCMC's recipe starts from more opaque, smaller Gaussians (opacity 0.5, scale 0.1 × the neighbour
+// distance); applied by `radiant train --strategy mcmc` unless the config file sets them.
+void apply_mcmc_init_recipe(TrainConfig& config, const std::string& config_text = "");
 // Throws Error for a setting out of range.
 void validate(const TrainConfig& config);
 

@@ -13,11 +13,13 @@ struct InitOptions {
     int sh_degree = 3;
     std::size_t random_points = 100000;  // when the dataset has no points
     double initial_opacity = 0.1;
+    double initial_scale = 1.0;  // × the mean distance to the 3 nearest points
     std::uint32_t seed = 0;
 };
 
 // Random points when the dataset has none: NeRF-synthetic in the cube [−1.3, 1.3]³ as Inria 3DGS; other
-// layouts in a cube of side 2·extent/1.1 around the mean camera centre (the cameras' bounds).
+// layouts in a cube around the cameras' focus point reaching the farthest camera, only points that some
+// training camera sees.
 Scene initial_scene(const Dataset& dataset, const InitOptions& options = {});
 
 // One Gaussian per point; colours 0..255.
