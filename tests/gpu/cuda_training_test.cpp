@@ -237,10 +237,10 @@ TEST(CudaTraining, ShortRunTracksTheCpuReference) {
     REQUIRE_GPU();
     test::TempDir dir;
     DemoDatasetOptions d;
-    d.width = d.height = 96;
-    d.train_views = 24;
-    d.test_views = 4;
-    d.points = 2000;
+    d.width = d.height = 128;
+    d.train_views = 32;
+    d.test_views = 8;
+    d.points = 4000;
     write_demo_dataset((dir / "data").string(), d);
     auto run = [&](const std::string& backend) {
         TrainConfig c;
@@ -250,7 +250,7 @@ TEST(CudaTraining, ShortRunTracksTheCpuReference) {
         c.steps = 300;
         c.eval = true;
         c.white_background = true;
-        c.log_every = 25;
+        c.log_every = 50;
         c.adc.start = 50;
         c.adc.stop = 250;
         c.adc.interval = 50;
