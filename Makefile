@@ -14,7 +14,12 @@ ifneq ($(CUDA_ARCHS),)
   CMAKE_ARGS += -DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCHS)
 endif
 
-.PHONY: all deps configure build test test-gpu demo format clean
+FUZZ_BUILD   ?= build-fuzz
+ASAN_BUILD   ?= build-asan
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := fuzz_ply fuzz_colmap_bin fuzz_colmap_txt fuzz_json fuzz_image
+
+.PHONY: all deps configure build test test-cpu test-asan test-gpu fuzz demo format clean
 
 all: build
 
@@ -27,9 +32,32 @@ configure: deps
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The whole CPU suite; tests labelled `gpu` need a CUDA device (see test-gpu).
-test: build
+# The whole CPU suite; tests labelled `gpu` need a CUDA device (see test-gpu). CI also runs the suite
+# under ASan + UBSan and every fuzzer for FUZZ_SECONDS.
+ifeq ($(CI),true)
+test: test-cpu test-asan fuzz
+else
+test: test-cpu
+endif
+
+test-cpu: build
 	ctest --test-dir $(BUILD) -LE gpu --output-on-failure -j $(JOBS)
+
+# The CPU suite built with AddressSanitizer + UndefinedBehaviorSanitizer (no CUDA: the sanitizers are host
+# tools); any report fails the test that triggered it.
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRADIANT_CUDA=OFF \
+	  -DRADIANT_STATIC_DEPS=OFF -DRADIANT_SANITIZE=address,undefined
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(ASAN_BUILD) -LE gpu --output-on-failure -j $(JOBS)
+
+# libFuzzer targets for every reader of user files (fuzz/), FUZZ_SECONDS each, with ASan + UBSan.
+fuzz: deps
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DRADIANT_CUDA=OFF -DRADIANT_STATIC_DEPS=OFF -DRADIANT_FUZZ=ON -DBUILD_TESTING=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGETS)
+	scripts/run-fuzzers.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 test-gpu: build
 	ctest --test-dir $(BUILD) -L gpu --output-on-failure
@@ -41,4 +69,4 @@ format:
 	git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(FUZZ_BUILD) $(ASAN_BUILD)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages radiant builds against. Idempotent: installs only what is missing.
-# Usage: scripts/install-deps.sh            (build + test dependencies)
+# Usage: scripts/install-deps.sh            (build + test dependencies; clang for the fuzzers)
 set -euo pipefail
 
 packages=(
@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev
   libpng-dev libjpeg62-turbo-dev zlib1g-dev libzstd-dev
   clang-format
+  clang libclang-rt-14-dev libomp-14-dev
 )
 
 missing=()

@@ -23,8 +23,6 @@ Scene make_bench_scene(const BenchSceneOptions& o) {
     const double wall = 8.0 * 4.6, floor = 8.0 * 2.5;
     double areas[5] = {wall, floor, 0, 0, 0};
     for (int i = 0; i < 3; ++i) areas[2 + i] = 4 * kPi * spheres[i].radius * spheres[i].radius;
-    double total = 0;
-    for (double a : areas) total += a;
 
     std::mt19937_64 rng(o.seed);
     std::uniform_real_distribution<double> uni(0.0, 1.0);
