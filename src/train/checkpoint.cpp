@@ -58,7 +58,8 @@ class Reader {
         if (n > (b_.size() - pos_) / sizeof(V))
             throw IoError(name_, fmt::format("truncated at byte {}", pos_));
         std::vector<V> v(static_cast<std::size_t>(n));
-        std::memcpy(v.data(), b_.data() + pos_, std::size_t(n) * sizeof(V));
+        // An empty vector's data() may be null, which memcpy must never see (UBSan), even for 0 bytes.
+        if (n > 0) std::memcpy(v.data(), b_.data() + pos_, std::size_t(n) * sizeof(V));
         pos_ += std::size_t(n) * sizeof(V);
         return v;
     }

@@ -271,6 +271,8 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
     std::uniform_real_distribution<double> uni(0.0, 1.0);
     const double fixed_bg = c.white_background ? 1.0 : 0.0;
     g_interrupted = false;
+    long non_finite_warned_at = -1;
+    std::size_t non_finite_period = 0;
     for (long step = ck.step + 1; step <= c.steps; ++step) {
         const std::size_t view = next_view();
         StepInput in;
@@ -290,6 +292,19 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
         if (!std::isfinite(st.loss))
             throw Error(fmt::format(
                 "training diverged at step {}: the loss is {} (try a lower learning rate)", step, st.loss));
+        if (st.non_finite > 0) {
+            // Adam's guards already kept those Gaussians at their last finite values; say so, but at most
+            // once per log period so a persistent fault does not flood the log.
+            non_finite_period += st.non_finite;
+            if (non_finite_warned_at < 0 || step - non_finite_warned_at >= c.log_every) {
+                log_warn(
+                    "step {}: {} non-finite gradient or parameter values rejected (those Gaussians keep "
+                    "their last finite values)",
+                    step, non_finite_period);
+                non_finite_warned_at = step;
+                non_finite_period = 0;
+            }
+        }
         loss_sum += st.loss;
         psnr_sum += st.psnr;
         ++period_steps;

@@ -1,6 +1,7 @@
 // CUDA vs the CPU reference (issue 6; ctest label `gpu`): images, gradients of every group, Adam updates.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -78,7 +79,10 @@ TEST_P(CudaParity, ImagesAndGradientsMatchTheCpuReference) {
         mean_abs += std::abs(double(img_gpu.data[i]) - fwd.rgb.data[i]);
     mean_abs /= double(fwd.rgb.data.size());
     EXPECT_LT(mean_abs, 1e-5) << c.name;
-    EXPECT_EQ(gpu.tile_pairs(), fwd.lists.pairs()) << c.name;
+    // The exact ellipse–tile test runs in float on the GPU and in the reference's type on the CPU: an ellipse
+    // that grazes a tile corner may land on either side (1 pair in 75k on bench_n50k at radius 3.33).
+    const double pairs = double(fwd.lists.pairs());
+    EXPECT_LE(std::abs(double(gpu.tile_pairs()) - pairs), std::max(1.0, 1e-4 * pairs)) << c.name;
 
     const Image<float> v_rgb = random_image(7, c.width, c.height, 1.0f / float(c.width * c.height));
     const SceneGrads g_gpu = gpu.gradients(cam, s, v_rgb);
