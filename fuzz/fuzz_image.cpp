@@ -1,8 +1,4 @@
 // The image decoders' wrappers (PNG, JPEG, chosen by signature) and the header-only size probe.
-#include <unistd.h>
-
-#include <filesystem>
-
 #include "fuzz_target.hpp"
 #include "radiant/io/file.hpp"
 #include "radiant/io/image_io.hpp"
@@ -13,9 +9,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::expect_clean([&] { decode_image(bytes, "fuzz.img"); });
     fuzz::expect_clean([&] { decode_png(bytes, "fuzz.png"); });
     fuzz::expect_clean([&] { decode_jpeg(bytes, "fuzz.jpg"); });
-    static const std::string path =
-        (std::filesystem::temp_directory_path() / ("radiant-fuzz-image-" + std::to_string(::getpid())))
-            .string();
+    static const std::string path = fuzz::scratch_path("image").string();
     write_file_atomic(path, bytes);
     fuzz::expect_clean([&] { read_image_size(path); });
     return 0;

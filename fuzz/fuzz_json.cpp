@@ -1,8 +1,4 @@
 // transforms.json (instant-ngp and NeRF-synthetic layouts, read from a folder) and radiant's cameras.json.
-#include <unistd.h>
-
-#include <filesystem>
-
 #include "fuzz_target.hpp"
 #include "radiant/io/camera_json.hpp"
 #include "radiant/io/file.hpp"
@@ -13,7 +9,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string_view text = fuzz::as_text(data, size);
     fuzz::expect_clean([&] { parse_cameras_json(text, "cameras.json"); });
     static const std::filesystem::path dir = [] {
-        auto d = std::filesystem::temp_directory_path() / ("radiant-fuzz-json-" + std::to_string(::getpid()));
+        const std::filesystem::path d = fuzz::scratch_path("dataset");
         std::filesystem::create_directories(d);
         return d;
     }();

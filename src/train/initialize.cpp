@@ -55,15 +55,16 @@ Scene initial_scene(const Dataset& ds, const InitOptions& o) {
         for (const DatasetView& v : ds.views) half = std::max(half, length(v.camera.centre() - centre));
         if (!(half > 0)) half = ds.extent;
     }
+    std::vector<PinholeParams<double>> train_cams;
+    for (const DatasetView& v : ds.views)
+        if (!v.test) train_cams.push_back(pinhole_params<double>(v.camera));
     auto seen = [&](Vec3<double> p) {
         if (synthetic) return true;
-        for (const DatasetView& v : ds.views) {
-            if (v.test) continue;
-            const Camera& c = v.camera;
-            const Vec3<double> q = c.R * p + c.t;
+        for (const PinholeParams<double>& cam : train_cams) {
+            const Vec3<double> q = world_to_camera(cam, p);
             if (q.z <= 0) continue;
-            const double x = c.fx * q.x / q.z + c.cx, y = c.fy * q.y / q.z + c.cy;
-            if (x >= 0 && y >= 0 && x < c.width && y < c.height) return true;
+            const Vec2<double> px = project_pinhole(cam, q);
+            if (px.x >= 0 && px.y >= 0 && px.x < cam.width && px.y < cam.height) return true;
         }
         return false;
     };
