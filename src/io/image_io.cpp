@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <optional>
 
 #include "radiant/core/error.hpp"
 #include "radiant/io/file.hpp"
@@ -25,9 +26,9 @@ std::uint32_t be32(const unsigned char* p) {
 
 }  // namespace
 
-Image<std::uint8_t> decode_image(std::string_view bytes, const std::string& name) {
-    if (is_png(bytes)) return decode_png(bytes, name);
-    if (is_jpeg(bytes)) return decode_jpeg(bytes, name);
+Image<std::uint8_t> decode_image(std::string_view bytes, const std::string& name, std::size_t max_pixels) {
+    if (is_png(bytes)) return decode_png(bytes, name, max_pixels);
+    if (is_jpeg(bytes)) return decode_jpeg(bytes, name, max_pixels);
     throw IoError(name, "not a PNG or JPEG image");
 }
 
@@ -35,38 +36,44 @@ Image<std::uint8_t> read_image(const std::string& path) {
     return decode_image(read_file(path), path);
 }
 
+namespace {
+
+// The first start-of-frame's size; nullopt when the markers before it run past `b` (EXIF thumbnails can
+// outgrow any probe).
+std::optional<ImageSize> jpeg_frame_size(std::string_view bytes, const std::string& path) {
+    const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
+    for (std::size_t p = 2;;) {
+        if (p + 4 > bytes.size()) return std::nullopt;
+        if (b[p] != 0xff) throw IoError(path, fmt::format("corrupt JPEG: no marker at byte {}", p));
+        const unsigned char m = b[p + 1];
+        const std::size_t len = std::size_t(b[p + 2]) << 8 | b[p + 3];
+        if (m >= 0xc0 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc) {
+            if (p + 9 > bytes.size()) return std::nullopt;
+            return ImageSize{int(std::size_t(b[p + 7]) << 8 | b[p + 8]),
+                             int(std::size_t(b[p + 5]) << 8 | b[p + 6])};
+        }
+        if (len < 2) throw IoError(path, "corrupt JPEG marker length");
+        p += 2 + len;
+    }
+}
+
+}  // namespace
+
 ImageSize read_image_size(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw IoError(path, "cannot open image");
     std::string head(64 * 1024, '\0');
     in.read(head.data(), std::streamsize(head.size()));
     head.resize(std::size_t(in.gcount()));
-    const auto* b = reinterpret_cast<const unsigned char*>(head.data());
     if (is_png(head)) {
         if (head.size() < 24) throw IoError(path, "truncated PNG header");
+        const auto* b = reinterpret_cast<const unsigned char*>(head.data());
         return {int(be32(b + 16)), int(be32(b + 20))};
     }
     if (is_jpeg(head)) {
-        // Walk the markers to the first start-of-frame.
-        std::size_t p = 2;
-        for (;;) {
-            std::size_t need = p + 4;
-            if (need > head.size()) {
-                // Markers before SOF (EXIF thumbnails) can exceed the probe: fall back to a full read.
-                const Image<std::uint8_t> img = read_image(path);
-                return {img.width, img.height};
-            }
-            if (b[p] != 0xff) throw IoError(path, fmt::format("corrupt JPEG: no marker at byte {}", p));
-            const unsigned char m = b[p + 1];
-            const std::size_t len = std::size_t(b[p + 2]) << 8 | b[p + 3];
-            if (m >= 0xc0 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc) {
-                if (p + 9 > head.size()) throw IoError(path, "truncated JPEG header");
-                return {int(std::size_t(b[p + 7]) << 8 | b[p + 8]),
-                        int(std::size_t(b[p + 5]) << 8 | b[p + 6])};
-            }
-            if (len < 2) throw IoError(path, "corrupt JPEG marker length");
-            p += 2 + len;
-        }
+        if (auto size = jpeg_frame_size(head, path)) return *size;
+        if (auto size = jpeg_frame_size(read_file(path), path)) return *size;
+        throw IoError(path, "truncated JPEG: no frame header");
     }
     throw IoError(path, "not a PNG or JPEG image");
 }

@@ -4,6 +4,8 @@
 #include <cstdio>
 
 #include <jpeglib.h>
+// After jpeglib.h, which it needs: the message codes.
+#include <jerror.h>
 
 #include <fmt/format.h>
 
@@ -27,14 +29,36 @@ void on_error(j_common_ptr cinfo) {
 }
 void on_message(j_common_ptr) {}
 
+// Warnings (level -1) mean libjpeg met data it could not decode and is filling in grey: a truncated or
+// corrupt photo, which must not become a training target. Only stray bytes before a marker are harmless.
+void on_emit(j_common_ptr cinfo, int level) {
+    if (level == -1 && cinfo->err->msg_code != JWRN_EXTRANEOUS_DATA) on_error(cinfo);
+}
+
+// Each progressive scan rewrites every coefficient, so a few bytes per scan can make decoding arbitrarily
+// slow; real encoders write about ten.
+constexpr int kMaxProgressiveScans = 1000;
+void on_progress(j_common_ptr cinfo) {
+    auto* d = reinterpret_cast<j_decompress_ptr>(cinfo);
+    if (d->input_scan_number > kMaxProgressiveScans) {
+        auto* err = reinterpret_cast<JpegError*>(cinfo->err);
+        std::snprintf(err->message, sizeof err->message, "more than %d progressive scans",
+                      kMaxProgressiveScans);
+        std::longjmp(err->jump, 1);
+    }
+}
+
 }  // namespace
 
-Image<std::uint8_t> decode_jpeg(std::string_view bytes, const std::string& name) {
+Image<std::uint8_t> decode_jpeg(std::string_view bytes, const std::string& name, std::size_t max_pixels) {
     jpeg_decompress_struct cinfo{};
     JpegError err{};
     cinfo.err = jpeg_std_error(&err.mgr);
     err.mgr.error_exit = on_error;
     err.mgr.output_message = on_message;
+    err.mgr.emit_message = on_emit;
+    jpeg_progress_mgr progress{};
+    progress.progress_monitor = on_progress;
     Image<std::uint8_t> img;
     if (setjmp(err.jump)) {
         jpeg_destroy_decompress(&cinfo);
@@ -43,13 +67,17 @@ Image<std::uint8_t> decode_jpeg(std::string_view bytes, const std::string& name)
     jpeg_create_decompress(&cinfo);
     jpeg_mem_src(&cinfo, reinterpret_cast<const unsigned char*>(bytes.data()),
                  static_cast<unsigned long>(bytes.size()));
+    cinfo.progress = &progress;
     jpeg_read_header(&cinfo, TRUE);
+    if (std::size_t(cinfo.image_width) * cinfo.image_height > max_pixels) {
+        const auto w = cinfo.image_width, h = cinfo.image_height;
+        jpeg_destroy_decompress(&cinfo);
+        throw IoError(
+            name, fmt::format("JPEG is {}x{}, more than the {} pixels radiant decodes; downscale it first", w,
+                              h, max_pixels));
+    }
     cinfo.out_color_space = cinfo.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_start_decompress(&cinfo);
-    if (cinfo.output_width > 65536 || cinfo.output_height > 65536) {
-        jpeg_destroy_decompress(&cinfo);
-        throw IoError(name, "JPEG larger than 65536 pixels on a side");
-    }
     img =
         Image<std::uint8_t>(int(cinfo.output_width), int(cinfo.output_height), int(cinfo.output_components));
     const std::size_t stride = std::size_t(img.width) * std::size_t(img.channels);

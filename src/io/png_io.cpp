@@ -1,9 +1,12 @@
 #include <png.h>
 
+#include <algorithm>
 #include <cmath>
 #include <csetjmp>
 #include <cstring>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "radiant/core/error.hpp"
 #include "radiant/io/file.hpp"
@@ -77,7 +80,7 @@ void write_png(const std::string& path, const Image<std::uint8_t>& image) {
     write_file_atomic(path, encode_png(image, path));
 }
 
-Image<std::uint8_t> decode_png(std::string_view bytes, const std::string& name) {
+Image<std::uint8_t> decode_png(std::string_view bytes, const std::string& name, std::size_t max_pixels) {
     if (bytes.size() < 8 || png_sig_cmp(reinterpret_cast<png_const_bytep>(bytes.data()), 0, 8) != 0)
         throw IoError(name, "not a PNG file (bad signature)");
     PngContext ctx{name, {}, bytes, 0, {}};
@@ -96,6 +99,27 @@ Image<std::uint8_t> decode_png(std::string_view bytes, const std::string& name) 
     png_set_read_fn(png, &ctx, on_read);
     png_set_user_limits(png, 65536, 65536);
     png_read_info(png, info);
+    {
+        const std::size_t w = png_get_image_width(png, info), h = png_get_image_height(png, info);
+        if (w * h > max_pixels) {
+            png_destroy_read_struct(&png, &info, nullptr);
+            throw IoError(name,
+                          fmt::format("PNG is {}x{}, more than the {} pixels radiant decodes; downscale it "
+                                      "first",
+                                      w, h, max_pixels));
+        }
+        // Deflate's best ratio is 1032:1: a header claiming more raw rows than that could unpack from the
+        // rest of the file is truncated, and decoding it would only allocate and fill.
+        const std::size_t raw = h * png_get_rowbytes(png, info);
+        const std::size_t compressed = bytes.size() - std::min(bytes.size(), ctx.read_pos);
+        if (raw > 1032 * compressed + 1024) {
+            png_destroy_read_struct(&png, &info, nullptr);
+            throw IoError(name,
+                          fmt::format("truncated PNG: {}x{} pixels need at least {} compressed bytes, the "
+                                      "file has {} left",
+                                      w, h, raw / 1032, compressed));
+        }
+    }
     png_set_strip_16(png);
     png_set_packing(png);
     png_byte color = png_get_color_type(png, info);

@@ -1,5 +1,6 @@
 #pragma once
 // Image files. PNG through libpng; writes are atomic.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -8,6 +9,10 @@
 
 namespace radiant {
 
+// The most pixels a decoder accepts (≈268 MP, e.g. 16384²): beyond it the decoded image alone needs
+// over a gigabyte, and no capture for splatting needs that. A caller may pass a smaller bound.
+inline constexpr std::size_t kMaxImagePixels = std::size_t(1) << 28;
+
 // 8-bit gray (1), gray+alpha (2), RGB (3) or RGBA (4) channels.
 void write_png(const std::string& path, const Image<std::uint8_t>& image);
 std::string encode_png(const Image<std::uint8_t>& image, const std::string& name);
@@ -15,7 +20,10 @@ std::string encode_png(const Image<std::uint8_t>& image, const std::string& name
 // Decodes 8- or 16-bit PNG (gray, gray+alpha, RGB, RGBA, palette) to 8 bits per channel, keeping the
 // channel count (palette → RGB or RGBA). Throws IoError naming the file.
 Image<std::uint8_t> read_png(const std::string& path);
-Image<std::uint8_t> decode_png(std::string_view bytes, const std::string& name);
+// A PNG whose header declares more pixels than its compressed data could hold (deflate packs at most
+// 1032:1) is rejected as truncated before anything is allocated.
+Image<std::uint8_t> decode_png(std::string_view bytes, const std::string& name,
+                               std::size_t max_pixels = kMaxImagePixels);
 
 // [0, 1] floats to 8 bits, rounding to nearest and clamping.
 Image<std::uint8_t> to_u8(const Image<float>& image);
@@ -25,11 +33,14 @@ Image<std::uint8_t> to_u8(const Image<float>& image);
 namespace radiant {
 
 // Baseline and progressive JPEG through libjpeg-turbo, decoded to RGB (gray stays 1 channel). EXIF
-// orientation is ignored, as COLMAP does.
-Image<std::uint8_t> decode_jpeg(std::string_view bytes, const std::string& name);
+// orientation is ignored, as COLMAP does. Data that libjpeg would have to invent (a truncated or
+// corrupt scan, which it pads with grey) is an error, as are more than 1000 progressive scans.
+Image<std::uint8_t> decode_jpeg(std::string_view bytes, const std::string& name,
+                                std::size_t max_pixels = kMaxImagePixels);
 
 // PNG or JPEG by content. Throws IoError for anything else.
-Image<std::uint8_t> decode_image(std::string_view bytes, const std::string& name);
+Image<std::uint8_t> decode_image(std::string_view bytes, const std::string& name,
+                                 std::size_t max_pixels = kMaxImagePixels);
 Image<std::uint8_t> read_image(const std::string& path);
 
 // Width and height from the file header only.
