@@ -9,7 +9,9 @@
 
 namespace radiant {
 
-void validate(const Scene& s, const std::string& what) {
+namespace {
+
+void check_scene(const Scene& s, const std::string& what, bool values) {
     auto fail = [&](const std::string& reason) { throw Error(fmt::format("{}: {}", what, reason)); };
     if (s.sh_degree < 0 || s.sh_degree > kMaxShDegree)
         fail(fmt::format("SH degree {} is outside 0..{}", s.sh_degree, kMaxShDegree));
@@ -18,6 +20,7 @@ void validate(const Scene& s, const std::string& what) {
         if (v.size() != n * per)
             fail(fmt::format("{} has {} values, expected {} ({} Gaussians × {})", name, v.size(), n * per, n,
                              per));
+        if (!values) return;
         for (std::size_t i = 0; i < v.size(); ++i)
             if (!std::isfinite(v[i])) fail(fmt::format("{} of Gaussian {} is not finite", name, i / per));
     };
@@ -26,8 +29,19 @@ void validate(const Scene& s, const std::string& what) {
     check(s.quats, 4, "quaternion");
     check(s.opacity_logits, 1, "opacity logit");
     check(s.sh, std::size_t(s.sh_coeffs()) * 3, "SH coefficients");
+    if (!values) return;
     for (std::size_t i = 0; i < n; ++i)
         if (dot(s.quat(i), s.quat(i)) == 0.0f) fail(fmt::format("quaternion of Gaussian {} is zero", i));
+}
+
+}  // namespace
+
+void validate(const Scene& s, const std::string& what) {
+    check_scene(s, what, true);
+}
+
+void validate_shape(const Scene& s, const std::string& what) {
+    check_scene(s, what, false);
 }
 
 SceneStats compute_stats(const Scene& s) {

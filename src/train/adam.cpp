@@ -25,7 +25,7 @@ void AdamState::reset_like(const Scene& s) {
 namespace {
 
 struct Counters {
-    std::size_t bad_grads = 0, bad_params = 0;
+    std::size_t bad_grads = 0, rejected = 0, bad_params = 0;
 };
 
 template <class LrOf>
@@ -35,16 +35,18 @@ void update(std::vector<float>& p, const std::vector<float>& g, std::vector<floa
     AdamElementConfig e{0.f,          float(c.beta1),         float(c.beta2),   float(c.eps),    float(bias1),
                         float(bias2), float(limit.grad_clip), float(limit.min), float(limit.max)};
     const std::int64_t n = std::int64_t(p.size());
-    std::size_t bad_g = 0, bad_p = 0;
-#pragma omp parallel for schedule(static) reduction(+ : bad_g, bad_p) firstprivate(e)
+    std::size_t bad_g = 0, rejected = 0, bad_p = 0;
+#pragma omp parallel for schedule(static) reduction(+ : bad_g, rejected, bad_p) firstprivate(e)
     for (std::int64_t j = 0; j < n; ++j) {
         const std::size_t i = std::size_t(j);
         e.lr = float(lr_of(i));
         const int flags = adam_update(p[i], g[i], m[i], v[i], e);
-        bad_g += flags & 1;
-        bad_p += (flags >> 1) & 1;
+        bad_g += (flags & kAdamBadGrad) != 0;
+        rejected += (flags & kAdamRejected) != 0;
+        bad_p += (flags & kAdamBadParam) != 0;
     }
     count.bad_grads += bad_g;
+    count.rejected += rejected;
     count.bad_params += bad_p;
 }
 
@@ -79,7 +81,7 @@ AdamReport adam_step(Scene& p, const SceneGrads& g, AdamState& s, const Learning
         else
             q[0] = 1, q[1] = q[2] = q[3] = 0;
     }
-    return {count.bad_grads, count.bad_params};
+    return {count.bad_grads, count.rejected, count.bad_params};
 }
 
 }  // namespace radiant

@@ -31,6 +31,7 @@ void for_each_field(TrainConfig& c, F&& f) {
     f("eval_every", c.eval_every);
     f("checkpoint_every", c.checkpoint_every);
     f("log_every", c.log_every);
+    f("diverge_patience", c.diverge_patience);
     f("lambda_ssim", c.lambda_ssim);
     f("init_random_points", c.init_random_points);
     f("init_opacity", c.init_opacity);
@@ -134,7 +135,8 @@ void validate(const TrainConfig& c) {
         fail(fmt::format("strategy '{}' is not default or mcmc", c.strategy));
     if (c.sh_degree < 0 || c.sh_degree > 3) fail(fmt::format("sh_degree {} is not in 0..3", c.sh_degree));
     if (!(c.lambda_ssim >= 0 && c.lambda_ssim <= 1)) fail("lambda_ssim must be in [0, 1]");
-    if (c.eval_every < 0 || c.checkpoint_every < 0 || c.log_every < 1) fail("negative step periods");
+    if (c.eval_every < 0 || c.checkpoint_every < 0 || c.log_every < 1 || c.diverge_patience < 0)
+        fail("negative step periods");
     if (c.strategy == "mcmc" && c.mcmc.max_gaussians < 1) fail("max_gaussians must be positive");
     if (!(c.init_opacity > 0 && c.init_opacity < 1)) fail("init_opacity must be in (0, 1)");
     if (!(c.init_scale > 0 && std::isfinite(c.init_scale))) fail("init_scale must be positive");

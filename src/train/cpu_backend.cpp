@@ -18,7 +18,7 @@ class CpuBackend final : public Backend {
     std::string name() const override { return "cpu"; }
 
     void load(const TrainState& s) override {
-        validate(s.params, "training state");
+        validate_shape(s.params, "training state");
         RADIANT_CHECK(s.adam.m.size() == s.params.size() && s.adam.v.size() == s.params.size() &&
                           s.stats.grad_accum.size() == s.params.size(),
                       "training state: optimizer or statistics do not match the parameters");
@@ -65,7 +65,9 @@ class CpuBackend final : public Backend {
             st.max_radii[i] = std::max(st.max_radii[i], float(fwd.projected.radii[i]));
         }
         const AdamReport r = adam_step(p, g, state_.adam, in.lr, in.adam);
-        out.non_finite = r.non_finite_grads + r.non_finite_params;
+        out.non_finite_grads = r.non_finite_grads;
+        out.rejected_updates = r.rejected_updates;
+        out.non_finite_params = r.non_finite_params;
         return out;
     }
 

@@ -20,7 +20,7 @@ class CudaBackend final : public Backend {
     void set_images(const std::vector<Image<std::uint8_t>>& images) override { step_.set_images(images); }
 
     void load(const TrainState& s) override {
-        validate(s.params, "training state");
+        validate_shape(s.params, "training state");
         RADIANT_CHECK(s.adam.m.size() == s.params.size() && s.adam.v.size() == s.params.size() &&
                           s.stats.grad_accum.size() == s.params.size(),
                       "training state: optimizer or statistics do not match the parameters");
@@ -55,7 +55,9 @@ class CudaBackend final : public Backend {
         out.psnr = r.mse > 0 ? 10 * std::log10(1.0 / r.mse) : 100.0;
         out.visible = r.visible;
         out.tile_pairs = r.tile_pairs;
-        out.non_finite = r.non_finite;
+        out.non_finite_grads = r.non_finite_grads;
+        out.rejected_updates = r.rejected_updates;
+        out.non_finite_params = r.non_finite_params;
         return out;
     }
 

@@ -20,6 +20,7 @@
 #include "radiant/io/image_io.hpp"
 #include "radiant/io/ply.hpp"
 #include "radiant/train/backend.hpp"
+#include "radiant/train/divergence.hpp"
 #include "radiant/train/initialize.hpp"
 #include "radiant/train/loss.hpp"
 
@@ -253,12 +254,14 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
         }
         return train_ids[std::size_t(ck.view_order[ck.view_cursor++])];
     };
+    long saved_step = resume ? ck.step : -1;
     auto save = [&]() {
         ck.state = backend->save();
         ck.view_rng = rng_text(view_rng);
         ck.background_rng = rng_text(bg_rng);
         ck.densify_rng = rng_text(densify_rng);
         write_checkpoint(ck_path, ck);
+        saved_step = ck.step;
     };
 
     TrainResult result;
@@ -271,8 +274,9 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
     std::uniform_real_distribution<double> uni(0.0, 1.0);
     const double fixed_bg = c.white_background ? 1.0 : 0.0;
     g_interrupted = false;
-    long non_finite_warned_at = -1;
-    std::size_t non_finite_period = 0;
+    long guard_warned_at = -1;
+    std::size_t bad_grads = 0, rejected = 0;
+    DivergenceWatch watch(DivergenceRule{50, 2.0, c.diverge_patience});
     for (long step = ck.step + 1; step <= c.steps; ++step) {
         const std::size_t view = next_view();
         StepInput in;
@@ -288,22 +292,37 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
             in.opacity_reg = c.mcmc.opacity_reg;
             in.scale_reg = c.mcmc.scale_reg;
         }
+        if (hooks.before_step) hooks.before_step(step, *backend);
         const StepStats st = backend->step(in);
-        if (!std::isfinite(st.loss))
+        if (const std::string why = watch.add(step, st.loss); !why.empty()) {
+            progress.break_line();
             throw Error(fmt::format(
-                "training diverged at step {}: the loss is {} (try a lower learning rate)", step, st.loss));
-        if (st.non_finite > 0) {
-            // Adam's guards already kept those Gaussians at their last finite values; say so, but at most
-            // once per log period so a persistent fault does not flood the log.
-            non_finite_period += st.non_finite;
-            if (non_finite_warned_at < 0 || step - non_finite_warned_at >= c.log_every) {
-                log_warn(
-                    "step {}: {} non-finite gradient or parameter values rejected (those Gaussians keep "
-                    "their last finite values)",
-                    step, non_finite_period);
-                non_finite_warned_at = step;
-                non_finite_period = 0;
-            }
+                "training diverged: {}. No outputs were written; {}. Try lower learning "
+                "rates (the lr_* keys of --config) or check the camera poses",
+                why,
+                saved_step >= 0 ? fmt::format("the last checkpoint, step {}, is {}", saved_step, ck_path)
+                                : std::string("no checkpoint was written")));
+        }
+        if (st.non_finite_params > 0) {
+            // Made non-finite outside Adam (a fault, an overflow in densification or noise); not drawn this
+            // step (project_ewa_gaussian culls them), removed now so they never reach an output.
+            const std::size_t removed = backend->remove_non_finite();
+            progress.break_line();
+            log_warn("step {}: removed {} Gaussians with non-finite parameters ({} values)", step, removed,
+                     st.non_finite_params);
+        }
+        bad_grads += st.non_finite_grads;
+        rejected += st.rejected_updates;
+        if (bad_grads + rejected > 0 && (guard_warned_at < 0 || step - guard_warned_at >= c.log_every)) {
+            // Those elements keep their last finite values; said at most once per log period so a persistent
+            // fault does not flood the log.
+            progress.break_line();
+            log_warn(
+                "step {}: {} non-finite gradient values taken as 0 and {} updates rejected as non-finite "
+                "since the last warning (those values keep their last finite state)",
+                step, bad_grads, rejected);
+            guard_warned_at = step;
+            bad_grads = rejected = 0;
         }
         loss_sum += st.loss;
         psnr_sum += st.psnr;

@@ -265,17 +265,67 @@ TEST(CudaTraining, ShortRunTracksTheCpuReference) {
     };
     const auto hc = history("cpu"), hg = history("cuda");
     ASSERT_EQ(hc.size(), hg.size());
-    double worst = 0;
+    // Until the first densification (step 100) the two runs differ by float rounding only. From then on
+    // the GPU's float atomics (their order differs run to run) decide which Gaussians sit right at the
+    // gradient threshold: a few densify differently, and the runs become two samples of one chaotic
+    // process. Eight runs measured worst differences of 0.16–1.0 % after that, the CUDA-vs-CUDA spread
+    // being the same size; a real fault (a wrong gradient, a lost Gaussian) moves every point by several %.
+    double worst_before = 0, worst_after = 0, mean_after = 0;
+    int after = 0;
     for (std::size_t i = 0; i < hc.size(); ++i) {
         const double rel = std::abs(hg[i].loss - hc[i].loss) / hc[i].loss;
         std::printf("[train] step %4ld  loss cpu %.6f cuda %.6f  (%.3f %%)  Gaussians %zu / %zu\n",
                     hc[i].step, hc[i].loss, hg[i].loss, 100 * rel, hc[i].gaussians, hg[i].gaussians);
-        worst = std::max(worst, rel);
+        if (hc[i].step <= 100) {
+            worst_before = std::max(worst_before, rel);
+        } else {
+            worst_after = std::max(worst_after, rel);
+            mean_after += rel;
+            ++after;
+        }
     }
-    std::printf("[train] test PSNR cpu %.3f cuda %.3f dB; worst loss difference %.3f %%\n", cpu.test_psnr,
-                gpu.test_psnr, 100 * worst);
-    EXPECT_LT(worst, 0.01);
+    mean_after /= std::max(after, 1);
+    std::printf(
+        "[train] test PSNR cpu %.3f cuda %.3f dB; loss difference before densifying %.3f %%, after "
+        "%.3f %% worst, %.3f %% mean\n",
+        cpu.test_psnr, gpu.test_psnr, 100 * worst_before, 100 * worst_after, 100 * mean_after);
+    EXPECT_LT(worst_before, 0.001);
+    EXPECT_LT(worst_after, 0.02);
+    EXPECT_LT(mean_after, 0.01);
     EXPECT_NEAR(gpu.test_psnr, cpu.test_psnr, 0.1);
+}
+
+// Issue 9 item 4 on the GPU: Gaussians made non-finite inside the backend are culled by the projection,
+// flagged by the fused Adam and removed; the run completes with a finite scene.
+TEST(CudaTraining, NonFiniteGaussiansAreRemoved) {
+    REQUIRE_GPU();
+    test::TempDir dir;
+    DemoDatasetOptions d;
+    d.width = d.height = 64;
+    d.train_views = 8;
+    d.test_views = 2;
+    d.points = 1000;
+    write_demo_dataset((dir / "data").string(), d);
+    TrainConfig c;
+    c.data = (dir / "data").string();
+    c.output = (dir / "out").string();
+    c.backend = "cuda";
+    c.steps = 100;
+    c.eval = true;
+    c.adc.start = 1000;
+    TrainHooks inject;
+    inject.before_step = [](long step, Backend& b) {
+        if (step != 30) return;
+        TrainState s = b.save();
+        s.params.means[3 * 5 + 1] = NAN;
+        s.params.sh[std::size_t(s.params.sh_coeffs()) * 3 * 12 + 2] = INFINITY;
+        b.load(s);
+    };
+    const TrainResult r = train(c, false, inject);
+    EXPECT_EQ(r.gaussians, 998u);
+    EXPECT_GT(r.test_psnr, 10.0);
+    const Scene s = read_checkpoint((dir / "out/checkpoint.bin").string()).state.params;
+    EXPECT_EQ(s.size(), 998u);  // the checkpoint reader validates: every value finite
 }
 
 }  // namespace

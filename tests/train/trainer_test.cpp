@@ -2,11 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "radiant/core/error.hpp"
+#include "radiant/core/log.hpp"
 #include "radiant/io/file.hpp"
 #include "radiant/io/ply.hpp"
+#include "radiant/train/backend.hpp"
 #include "radiant/train/checkpoint.hpp"
 #include "radiant/train/demo_dataset.hpp"
 #include "support/temp_dir.hpp"
@@ -93,6 +96,69 @@ TEST(Trainer, McmcKeepsTheBudget) {
     const TrainResult r = train(c);
     EXPECT_EQ(r.gaussians, 900u);
     EXPECT_GT(r.test_psnr, 15.0);
+}
+
+// Issue 9 item 4: faults injected into a running backend.
+TEST(Trainer, GaussiansMadeNonFiniteAreRemovedAndTheRunCompletes) {
+    test::TempDir dir;
+    TrainConfig c = small_run(dir, "clean");
+    c.adc.start = 1000;  // no densification: Gaussian counts stay comparable
+    const TrainResult clean = train(c);
+
+    c.output = (dir / "faulty").string();
+    TrainHooks inject;
+    inject.before_step = [](long step, Backend& b) {
+        if (step != 30) return;
+        TrainState s = b.save();
+        s.params.means[3 * 5 + 1] = NAN;
+        s.params.log_scales[3 * 9] = INFINITY;
+        s.params.sh[std::size_t(s.params.sh_coeffs()) * 3 * 12 + 2] = NAN;  // reaches only the colour
+        s.params.opacity_logits[20] = -INFINITY;
+        b.load(s);
+    };
+    std::vector<std::string> warnings;
+    set_log_sink([&](LogLevel level, std::string_view m) {
+        if (level == LogLevel::warn) warnings.emplace_back(m);
+    });
+    const TrainResult faulty = train(c, false, inject);
+    set_log_sink(nullptr);
+
+    EXPECT_EQ(faulty.gaussians, clean.gaussians - 4);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_EQ(warnings[0], "step 30: removed 4 Gaussians with non-finite parameters (4 values)");
+    const Scene out = read_ply((dir / "faulty/scene.ply").string());
+    for (const std::vector<float>* v :
+         {&out.means, &out.log_scales, &out.quats, &out.opacity_logits, &out.sh})
+        for (float x : *v) ASSERT_TRUE(std::isfinite(x));
+    EXPECT_NEAR(faulty.test_psnr, clean.test_psnr, 0.5);  // four of 800 Gaussians lost, nothing else
+}
+
+TEST(Trainer, ADivergingLossStopsTheRunWithoutOutputs) {
+    test::TempDir dir;
+    TrainConfig c = small_run(dir, "out");
+    c.steps = 400;
+    c.adc.start = 1000;
+    c.diverge_patience = 100;
+    c.checkpoint_every = 50;
+    TrainHooks inject;  // colours blown up at step 60, as a far too high SH learning rate would
+    inject.before_step = [](long step, Backend& b) {
+        if (step != 60) return;
+        TrainState s = b.save();
+        for (float& x : s.params.sh) x = 1e4f;
+        b.load(s);
+    };
+    try {
+        train(c, false, inject);
+        ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("training diverged: the loss has stayed above 2x its level"), std::string::npos)
+            << m;
+        EXPECT_NE(m.find("since step 6"), std::string::npos) << m;
+        EXPECT_NE(m.find("the last checkpoint, step 150"), std::string::npos) << m;
+    }
+    EXPECT_FALSE(std::filesystem::exists(dir / "out/scene.ply"));
+    EXPECT_FALSE(std::filesystem::exists(dir / "out/metrics.json"));
 }
 
 TEST(TrainConfig, JsonRoundTripAndUnknownKeys) {

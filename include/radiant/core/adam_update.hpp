@@ -1,7 +1,8 @@
 #pragma once
 // One Adam update of one element (DESIGN.md §1.8), shared by the CPU optimizer and the CUDA kernel:
 // non-finite gradients count as 0, optional per-element clip, bias correction, value bounds, and an update
-// that would make the value non-finite is rejected.
+// that would make the value non-finite is rejected. A value that is already non-finite (made so outside
+// Adam: a fault, a densification overflow) is left for the trainer to remove with its Gaussian.
 #include <cmath>
 
 #include "radiant/core/hd.hpp"
@@ -15,12 +16,15 @@ struct AdamElementConfig {
     float min_value, max_value;
 };
 
-// Returns bit 0: the gradient was not finite; bit 1: the update was rejected.
+enum AdamFlag : int { kAdamBadGrad = 1, kAdamRejected = 2, kAdamBadParam = 4 };
+
+// Returns AdamFlag bits: the gradient was not finite; the update was rejected; the value was not finite.
 RADIANT_HD int adam_update(float& p, float g, float& m, float& v, const AdamElementConfig& c) {
+    if (!std::isfinite(p)) return kAdamBadParam;
     int flags = 0;
     if (!std::isfinite(g)) {
         g = 0.f;
-        flags |= 1;
+        flags |= kAdamBadGrad;
     }
     if (c.grad_clip > 0.f) g = g < -c.grad_clip ? -c.grad_clip : (g > c.grad_clip ? c.grad_clip : g);
     m = c.beta1 * m + (1.f - c.beta1) * g;
@@ -30,7 +34,7 @@ RADIANT_HD int adam_update(float& p, float g, float& m, float& v, const AdamElem
     if (std::isfinite(next))
         p = next;
     else
-        flags |= 2;
+        flags |= kAdamRejected;
     return flags;
 }
 

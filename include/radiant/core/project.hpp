@@ -56,8 +56,8 @@ struct GaussianGrads {
     T v_opacity_logit;
 };
 
-// False when the Gaussian is culled (outside near/far, degenerate footprint, never reaching the cutoff, or no
-// pixel centre inside its box).
+// False when the Gaussian is culled (outside near/far, degenerate footprint, never reaching the cutoff, no
+// pixel centre inside its box, or a non-finite parameter).
 template <class T>
 RADIANT_HD bool project_ewa_gaussian(const GaussianParams<T>& g, const ProjectSettings<T>& s,
                                      Footprint<T>& f) {
@@ -75,6 +75,9 @@ RADIANT_HD bool project_ewa_gaussian(const GaussianParams<T>& g, const ProjectSe
     if (f.rect.empty()) return false;
     f.depth = p.z;
     f.colour = sh_to_colour(s.sh_degree, g.sh, normalize(g.mean - s.centre));
+    // NaN means, scales, rotations and opacities fail the tests above; NaN or infinite SH would reach only
+    // the colour, and one such Gaussian would turn the image NaN. It is not drawn; the trainer removes it.
+    if (!(std::isfinite(f.colour.x) && std::isfinite(f.colour.y) && std::isfinite(f.colour.z))) return false;
     const T r = std::ceil(std::sqrt(f.extent_sq * (cov2d.a > cov2d.c ? cov2d.a : cov2d.c)));
     f.radius = r < T(1) ? 1 : int(r);
     return true;

@@ -69,6 +69,9 @@ SceneT<U> scene_cast(const SceneT<T>& s) {
 // Throws Error (prefixed by `what`) when array sizes disagree, the degree is outside 0–3, a value is not
 // finite, or a quaternion is zero.
 void validate(const Scene& scene, const std::string& what);
+// Only the sizes and the degree: for state handed between parts of radiant, whose values the trainer's
+// guards look after (files are checked with validate when read).
+void validate_shape(const Scene& scene, const std::string& what);
 
 // Summary statistics for `radiant info`.
 struct SceneStats {

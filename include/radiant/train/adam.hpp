@@ -33,9 +33,11 @@ struct AdamState {
     void reset_like(const Scene& s);
 };
 
+// Counts of elements, not Gaussians.
 struct AdamReport {
     std::size_t non_finite_grads = 0;   // treated as 0
-    std::size_t non_finite_params = 0;  // update rejected, old value kept
+    std::size_t rejected_updates = 0;   // the update would have been non-finite: old value kept
+    std::size_t non_finite_params = 0;  // already non-finite before the step: left for the trainer to remove
 };
 
 AdamReport adam_step(Scene& params, const SceneGrads& grads, AdamState& state, const LearningRates& lr,

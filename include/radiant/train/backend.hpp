@@ -36,7 +36,9 @@ struct StepInput {
 struct StepStats {
     double loss = 0, l1 = 0, psnr = 0;
     std::size_t visible = 0, tile_pairs = 0;
-    std::size_t non_finite = 0;  // gradient or parameter values rejected by Adam's guards
+    // Elements Adam's guards met (AdamReport): non-finite gradients (taken as 0), updates rejected (the old
+    // value kept), values already non-finite (their Gaussians are for remove_non_finite).
+    std::size_t non_finite_grads = 0, rejected_updates = 0, non_finite_params = 0;
 };
 
 struct ViewScore {
@@ -75,6 +77,9 @@ class Backend {
     virtual DensifyCounts densify_mcmc(const McmcConfig& config, std::uint64_t seed);
     // MCMC position noise with the given scale (noise_lr · mean learning rate).
     virtual void add_noise(double scale, std::uint64_t seed) = 0;
+    // Removes every Gaussian with a non-finite parameter; returns how many. Rare (a fault, an overflow),
+    // so the host path serves every backend.
+    std::size_t remove_non_finite();
 
     virtual std::size_t peak_memory_bytes() const = 0;
 };

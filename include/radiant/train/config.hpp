@@ -22,9 +22,10 @@ struct TrainConfig {
     bool white_background = false;
     bool random_background = false;
     std::uint64_t seed = 0;
-    long eval_every = 0;        // 0: only at the end
-    long checkpoint_every = 0;  // 0: only at the end and on Ctrl-C
-    long log_every = 100;       // history points for the report; log lines when not on a TTY
+    long eval_every = 0;          // 0: only at the end
+    long checkpoint_every = 0;    // 0: only at the end and on Ctrl-C
+    long log_every = 100;         // history points for the report; log lines when not on a TTY
+    long diverge_patience = 500;  // stop when the loss stays above 2× its start this long (0: only on NaN)
     double lambda_ssim = 0.2;
     std::size_t init_random_points = 100000;
     double init_opacity = 0.1;  // MCMC's recipe starts at 0.5

@@ -35,7 +35,8 @@ struct TrainStepArgs {
 
 struct TrainStepResult {
     double loss = 0, l1 = 0, mse = 0, ssim = 0;
-    std::size_t visible = 0, tile_pairs = 0, non_finite = 0;
+    std::size_t visible = 0, tile_pairs = 0;
+    std::size_t non_finite_grads = 0, rejected_updates = 0, non_finite_params = 0;  // elements, as AdamReport
 };
 
 struct ImageScore {

@@ -20,7 +20,11 @@ struct TrainResult {
     std::vector<ViewMetrics> views;
 };
 
+class Backend;
+
 struct TrainHooks {
+    // Called before every step with the backend about to run it: tests inject faults through it.
+    std::function<void(long step, Backend& backend)> before_step;
     // Called after every step; returning false stops the run as Ctrl-C does (checkpoint, no final outputs).
     std::function<bool(long step)> after_step;
 };

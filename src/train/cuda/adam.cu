@@ -19,10 +19,11 @@ __device__ __forceinline__ int update_one(const AdamGroup& g, std::size_t i, flo
 // is the shared core update (core/adam_update.hpp), so the GPU and the CPU optimizer agree to float rounding.
 __global__ void adam_kernel(AdamArgs a) {
     const AdamGroup& g = a.groups[blockIdx.y];
-    unsigned bad_grads = 0, bad_params = 0;
+    unsigned bad_grads = 0, rejected = 0, bad_params = 0;
     auto count = [&](int flags) {
-        bad_grads += flags & 1;
-        bad_params += (flags >> 1) & 1;
+        bad_grads += (flags & kAdamBadGrad) != 0;
+        rejected += (flags & kAdamRejected) != 0;
+        bad_params += (flags & kAdamBadParam) != 0;
     };
     const std::size_t n4 = g.n / 4;
     for (std::size_t q = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; q < n4;
@@ -43,7 +44,8 @@ __global__ void adam_kernel(AdamArgs a) {
         for (std::size_t i = 4 * n4 + threadIdx.x; i < g.n; i += blockDim.x)
             count(update_one(g, i, g.params[i], g.grads[i], g.m[i], g.v[i]));
     if (bad_grads) atomicAdd(&a.bad[0], bad_grads);
-    if (bad_params) atomicAdd(&a.bad[1], bad_params);
+    if (rejected) atomicAdd(&a.bad[1], rejected);
+    if (bad_params) atomicAdd(&a.bad[2], bad_params);
 }
 
 __global__ void normalize_quats_kernel(float* q, std::size_t n) {

@@ -192,7 +192,7 @@ void read_sums(CudaStep::Impl& d) {
     RADIANT_CUDA_CHECK(cudaMemcpyAsync(d.pinned_sums, d.sums.data(), kSumCount * sizeof(double),
                                        cudaMemcpyDeviceToHost, d.stream));
     RADIANT_CUDA_CHECK(
-        cudaMemcpyAsync(d.pinned_bad, d.bad.data(), 2 * sizeof(unsigned), cudaMemcpyDeviceToHost, d.stream));
+        cudaMemcpyAsync(d.pinned_bad, d.bad.data(), 3 * sizeof(unsigned), cudaMemcpyDeviceToHost, d.stream));
     RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
 }
 
@@ -228,7 +228,9 @@ TrainStepResult CudaStep::train_step(const TrainStepArgs& in) {
         out.loss += in.scale_reg * sum[kSumScale] / (3.0 * double(d.n));
     }
     out.visible = std::size_t(sum[kSumVisible]);
-    out.non_finite = std::size_t(d.pinned_bad[0]) + std::size_t(d.pinned_bad[1]);
+    out.non_finite_grads = d.pinned_bad[0];
+    out.rejected_updates = d.pinned_bad[1];
+    out.non_finite_params = d.pinned_bad[2];
     return out;
 }
 

@@ -36,7 +36,7 @@ struct AdamGroup {
 struct AdamArgs {
     AdamGroup groups[5];
     int count = 0;
-    unsigned* bad;  // [2] non-finite gradients, rejected updates (accumulated)
+    unsigned* bad;  // [3] non-finite gradients, rejected updates, non-finite values (accumulated)
 };
 void launch_adam(const AdamArgs& a, cudaStream_t stream);
 

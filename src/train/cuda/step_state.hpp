@@ -116,10 +116,10 @@ struct CudaStep::Impl {
         RADIANT_CUDA_CHECK(cudaStreamCreate(&stream));
         RADIANT_CUDA_CHECK(cudaMallocHost(&pinned_loss, sizeof(double)));
         RADIANT_CUDA_CHECK(cudaMallocHost(&pinned_sums, kSumCount * sizeof(double)));
-        RADIANT_CUDA_CHECK(cudaMallocHost(&pinned_bad, 2 * sizeof(unsigned)));
+        RADIANT_CUDA_CHECK(cudaMallocHost(&pinned_bad, 3 * sizeof(unsigned)));
         sums.resize_discard(kSumCount);
         loss_sum.resize_discard(1);
-        bad.resize_discard(2);
+        bad.resize_discard(3);
     }
     ~Impl() {
         cudaFreeHost(pinned_loss);
