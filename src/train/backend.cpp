@@ -2,6 +2,7 @@
 // their parameters elsewhere (CUDA) replace these with their own.
 #include "radiant/train/backend.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace radiant {
@@ -33,22 +34,18 @@ DensifyCounts Backend::densify_mcmc(const McmcConfig& config, std::uint64_t seed
 
 std::size_t Backend::remove_non_finite() {
     const Scene s = scene();
-    const std::size_t k = std::size_t(s.sh_coeffs()) * 3;
-    auto finite = [](const float* x, std::size_t n) {
-        for (std::size_t j = 0; j < n; ++j)
-            if (!std::isfinite(x[j])) return false;
-        return true;
-    };
     DensifyPlan plan;
     plan.prune.assign(s.size(), 0);
-    std::size_t removed = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const bool ok = finite(&s.means[3 * i], 3) && finite(&s.log_scales[3 * i], 3) &&
-                        finite(&s.quats[4 * i], 4) && std::isfinite(s.opacity_logits[i]) &&
-                        finite(&s.sh[k * i], k);
-        plan.prune[i] = !ok;
-        removed += !ok;
-    }
+    auto mark = [&](const std::vector<float>& v, std::size_t per) {
+        for (std::size_t j = 0; j < v.size(); ++j)
+            if (!std::isfinite(v[j])) plan.prune[j / per] = 1;
+    };
+    mark(s.means, 3);
+    mark(s.log_scales, 3);
+    mark(s.quats, 4);
+    mark(s.opacity_logits, 1);
+    mark(s.sh, std::size_t(s.sh_coeffs()) * 3);
+    const std::size_t removed = std::size_t(std::count(plan.prune.begin(), plan.prune.end(), 1));
     if (removed > 0) densify(plan);
     return removed;
 }

@@ -232,23 +232,30 @@ TEST(CudaDensify, OpacityResetAndNoiseMatchTheCpu) {
     EXPECT_EQ(gpu.adam().v.opacity_logits, cpu.adam.v.opacity_logits);
 }
 
+// A square demo dataset in DIR/data and a config training on it into DIR/OUT with held-out views.
+TrainConfig demo_run(const test::TempDir& dir, int size, int train_views, int test_views, std::size_t points,
+                     const std::string& backend, const std::string& out, long steps) {
+    DemoDatasetOptions d;
+    d.width = d.height = size;
+    d.train_views = train_views;
+    d.test_views = test_views;
+    d.points = points;
+    if (!std::filesystem::exists(dir / "data")) write_demo_dataset((dir / "data").string(), d);
+    TrainConfig c;
+    c.data = (dir / "data").string();
+    c.output = (dir / out).string();
+    c.backend = backend;
+    c.steps = steps;
+    c.eval = true;
+    return c;
+}
+
 // Issue 7's parity run: 300 steps with densification on the demo dataset, same seed on both backends.
 TEST(CudaTraining, ShortRunTracksTheCpuReference) {
     REQUIRE_GPU();
     test::TempDir dir;
-    DemoDatasetOptions d;
-    d.width = d.height = 128;
-    d.train_views = 32;
-    d.test_views = 8;
-    d.points = 4000;
-    write_demo_dataset((dir / "data").string(), d);
     auto run = [&](const std::string& backend) {
-        TrainConfig c;
-        c.data = (dir / "data").string();
-        c.output = (dir / backend).string();
-        c.backend = backend;
-        c.steps = 300;
-        c.eval = true;
+        TrainConfig c = demo_run(dir, 128, 32, 8, 4000, backend, backend, 300);
         c.white_background = true;
         c.log_every = 50;
         c.adc.start = 50;
@@ -300,18 +307,7 @@ TEST(CudaTraining, ShortRunTracksTheCpuReference) {
 TEST(CudaTraining, NonFiniteGaussiansAreRemoved) {
     REQUIRE_GPU();
     test::TempDir dir;
-    DemoDatasetOptions d;
-    d.width = d.height = 64;
-    d.train_views = 8;
-    d.test_views = 2;
-    d.points = 1000;
-    write_demo_dataset((dir / "data").string(), d);
-    TrainConfig c;
-    c.data = (dir / "data").string();
-    c.output = (dir / "out").string();
-    c.backend = "cuda";
-    c.steps = 100;
-    c.eval = true;
+    TrainConfig c = demo_run(dir, 64, 8, 2, 1000, "cuda", "out", 100);
     c.adc.start = 1000;
     TrainHooks inject;
     inject.before_step = [](long step, Backend& b) {
