@@ -1,6 +1,7 @@
 // The CUDA training backend against the CPU reference (issue 7; ctest label `gpu`): the fused L1+SSIM loss
 // and its gradient, evaluation metrics, ADC and MCMC densification, MCMC noise, and a short training run
 // with densification on both backends from the same seed.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -250,12 +251,15 @@ TrainConfig demo_run(const test::TempDir& dir, int size, int train_views, int te
     return c;
 }
 
-// Issue 7's parity run: 300 steps with densification on the demo dataset, same seed on both backends.
+// Issue 7's parity run: 300 steps with densification on the demo dataset, same seed on both backends,
+// for three seeds.
 TEST(CudaTraining, ShortRunTracksTheCpuReference) {
     REQUIRE_GPU();
     test::TempDir dir;
-    auto run = [&](const std::string& backend) {
-        TrainConfig c = demo_run(dir, 128, 32, 8, 4000, backend, backend, 300);
+    auto run = [&](const std::string& backend, std::uint64_t seed) {
+        const std::string out = fmt::format("{}_{}", backend, seed);
+        TrainConfig c = demo_run(dir, 128, 32, 8, 4000, backend, out, 300);
+        c.seed = seed;
         c.white_background = true;
         c.log_every = 50;
         c.adc.start = 50;
@@ -263,43 +267,53 @@ TEST(CudaTraining, ShortRunTracksTheCpuReference) {
         c.adc.interval = 50;
         c.adc.reset_every = 1000;
         c.sh_degree = 1;
-        return train(c);
+        const TrainResult r = train(c);
+        return std::pair{r, read_checkpoint((dir / out / "checkpoint.bin").string()).history};
     };
-    const TrainResult cpu = run("cpu");
-    const TrainResult gpu = run("cuda");
-    auto history = [&](const std::string& backend) {
-        return read_checkpoint((dir / backend / "checkpoint.bin").string()).history;
-    };
-    const auto hc = history("cpu"), hg = history("cuda");
-    ASSERT_EQ(hc.size(), hg.size());
     // Until the first densification (step 100) the two runs differ by float rounding only. From then on
     // the GPU's float atomics (their order differs run to run) decide which Gaussians sit right at the
     // gradient threshold: a few densify differently, and the runs become two samples of one chaotic
-    // process. Eight runs measured worst differences of 0.16–1.0 % after that, the CUDA-vs-CUDA spread
-    // being the same size; a real fault (a wrong gradient, a lost Gaussian) moves every point by several %.
-    double worst_before = 0, worst_after = 0, mean_after = 0;
-    int after = 0;
-    for (std::size_t i = 0; i < hc.size(); ++i) {
-        const double rel = std::abs(hg[i].loss - hc[i].loss) / hc[i].loss;
-        std::printf("[train] step %4ld  loss cpu %.6f cuda %.6f  (%.3f %%)  Gaussians %zu / %zu\n",
-                    hc[i].step, hc[i].loss, hg[i].loss, 100 * rel, hc[i].gaussians, hg[i].gaussians);
-        if (hc[i].step <= 100) {
-            worst_before = std::max(worst_before, rel);
-        } else {
-            worst_after = std::max(worst_after, rel);
-            mean_after += rel;
-            ++after;
+    // process. Measured over 13 single-seed runs: worst loss difference after that 0.16-1.0 %, test PSNR
+    // difference 0.004-0.10 dB, the CUDA-vs-CUDA spread being the same size. So the PSNR bound applies to
+    // the mean over seeds (one run's own scatter is that large); a real fault (a wrong gradient, a lost
+    // Gaussian) moves every point by several % and every seed's PSNR by far more than 0.1 dB.
+    double psnr_diff_sum = 0;
+    const std::array<std::uint64_t, 3> seeds{0, 1, 2};
+    for (std::uint64_t seed : seeds) {
+        const auto [cpu, hc] = run("cpu", seed);
+        const auto [gpu, hg] = run("cuda", seed);
+        ASSERT_EQ(hc.size(), hg.size());
+        double worst_before = 0, worst_after = 0, mean_after = 0;
+        int after = 0;
+        for (std::size_t i = 0; i < hc.size(); ++i) {
+            const double rel = std::abs(hg[i].loss - hc[i].loss) / hc[i].loss;
+            std::printf(
+                "[train] seed %lu step %4ld  loss cpu %.6f cuda %.6f  (%.3f %%)  Gaussians %zu / %zu\n",
+                static_cast<unsigned long>(seed), hc[i].step, hc[i].loss, hg[i].loss, 100 * rel,
+                hc[i].gaussians, hg[i].gaussians);
+            if (hc[i].step <= 100) {
+                worst_before = std::max(worst_before, rel);
+            } else {
+                worst_after = std::max(worst_after, rel);
+                mean_after += rel;
+                ++after;
+            }
         }
+        mean_after /= std::max(after, 1);
+        std::printf(
+            "[train] seed %lu: test PSNR cpu %.3f cuda %.3f dB; loss difference before densifying %.3f %%, "
+            "after %.3f %% worst, %.3f %% mean\n",
+            static_cast<unsigned long>(seed), cpu.test_psnr, gpu.test_psnr, 100 * worst_before,
+            100 * worst_after, 100 * mean_after);
+        EXPECT_LT(worst_before, 0.001) << "seed " << seed;
+        EXPECT_LT(worst_after, 0.02) << "seed " << seed;
+        EXPECT_LT(mean_after, 0.01) << "seed " << seed;
+        EXPECT_NEAR(gpu.test_psnr, cpu.test_psnr, 0.25) << "seed " << seed;
+        psnr_diff_sum += gpu.test_psnr - cpu.test_psnr;
     }
-    mean_after /= std::max(after, 1);
-    std::printf(
-        "[train] test PSNR cpu %.3f cuda %.3f dB; loss difference before densifying %.3f %%, after "
-        "%.3f %% worst, %.3f %% mean\n",
-        cpu.test_psnr, gpu.test_psnr, 100 * worst_before, 100 * worst_after, 100 * mean_after);
-    EXPECT_LT(worst_before, 0.001);
-    EXPECT_LT(worst_after, 0.02);
-    EXPECT_LT(mean_after, 0.01);
-    EXPECT_NEAR(gpu.test_psnr, cpu.test_psnr, 0.1);
+    const double mean_psnr_diff = psnr_diff_sum / double(seeds.size());
+    std::printf("[train] mean test PSNR difference (cuda - cpu) %.3f dB\n", mean_psnr_diff);
+    EXPECT_LT(std::abs(mean_psnr_diff), 0.1);
 }
 
 // Issue 9 item 4 on the GPU: Gaussians made non-finite inside the backend are culled by the projection,
@@ -307,8 +321,10 @@ TEST(CudaTraining, ShortRunTracksTheCpuReference) {
 TEST(CudaTraining, NonFiniteGaussiansAreRemoved) {
     REQUIRE_GPU();
     test::TempDir dir;
-    TrainConfig c = demo_run(dir, 64, 8, 2, 1000, "cuda", "out", 100);
-    c.adc.start = 1000;
+    TrainConfig c = demo_run(dir, 64, 8, 2, 1000, "cuda", "clean", 100);
+    c.adc.start = 1000;  // no densification: Gaussian counts stay comparable
+    const TrainResult clean = train(c);
+    c.output = (dir / "faulty").string();
     TrainHooks inject;
     inject.before_step = [](long step, Backend& b) {
         if (step != 30) return;
@@ -318,10 +334,10 @@ TEST(CudaTraining, NonFiniteGaussiansAreRemoved) {
         b.load(s);
     };
     const TrainResult r = train(c, false, inject);
-    EXPECT_EQ(r.gaussians, 998u);
-    EXPECT_GT(r.test_psnr, 10.0);
-    const Scene s = read_checkpoint((dir / "out/checkpoint.bin").string()).state.params;
-    EXPECT_EQ(s.size(), 998u);  // the checkpoint reader validates: every value finite
+    EXPECT_EQ(r.gaussians, clean.gaussians - 2);
+    EXPECT_NEAR(r.test_psnr, clean.test_psnr, 0.5);  // two of 1000 Gaussians lost, nothing else
+    const Scene s = read_checkpoint((dir / "faulty/checkpoint.bin").string()).state.params;
+    EXPECT_EQ(s.size(), clean.gaussians - 2);  // the checkpoint reader validates: every value finite
 }
 
 }  // namespace

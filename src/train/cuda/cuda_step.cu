@@ -13,7 +13,9 @@ CudaStep::CudaStep() : impl_(std::make_unique<Impl>()) {}
 CudaStep::~CudaStep() = default;
 
 void CudaStep::set_scene(const Scene& s) {
-    validate(s, "CUDA step");
+    // Shapes only: a state with non-finite values is uploaded so the trainer can find and remove them
+    // (Backend::remove_non_finite); files are fully validated by their readers.
+    validate_shape(s, "CUDA step");
     Impl& d = *impl_;
     d.n = s.size();
     d.sh_degree = s.sh_degree;
