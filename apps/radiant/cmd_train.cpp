@@ -14,6 +14,7 @@ void add_train_command(CLI::App& app) {
     struct Args {
         TrainConfig c;
         std::string config_file, resume;
+        std::size_t max_gaussians = 0;
     };
     auto a = std::make_shared<Args>();
     TrainConfig& c = a->c;
@@ -29,7 +30,13 @@ void add_train_command(CLI::App& app) {
     cmd->add_option("--strategy", c.strategy, "densification: default (ADC) or mcmc")
         ->check(CLI::IsMember({"default", "mcmc"}))
         ->capture_default_str();
-    cmd->add_option("--max-gaussians", c.mcmc.max_gaussians, "MCMC budget")->capture_default_str();
+    cmd->add_option("--max-gaussians", a->max_gaussians,
+                    "cap on the Gaussian count: MCMC's budget (default 1000000); the default strategy has no "
+                    "cap but the memory budget unless given")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--memory-budget", c.memory_budget_gib,
+                    "GPU memory the run may use, GiB (default: 95 % of what is free at the start)")
+        ->check(CLI::NonNegativeNumber);
     cmd->add_option("--sh-degree", c.sh_degree, "final SH degree")
         ->check(CLI::Range(0, 3))
         ->capture_default_str();
@@ -54,13 +61,14 @@ void add_train_command(CLI::App& app) {
             return;
         }
         TrainConfig c = a->c;
+        auto given = [&](const char* name) { return cmd->count(name) > 0; };
+        if (given("--max-gaussians")) c.mcmc.max_gaussians = c.adc.max_gaussians = a->max_gaussians;
         const std::string config_text = a->config_file.empty() ? "" : read_file(a->config_file);
         if (!a->config_file.empty()) {
             // The file sets the base; flags given on the command line override it.
             TrainConfig from_file = config_from_json(config_text, a->config_file, TrainConfig{});
             TrainConfig flags = a->c;
             c = from_file;
-            auto given = [&](const char* name) { return cmd->count(name) > 0; };
             if (given("--data")) c.data = flags.data;
             if (given("--output")) c.output = flags.output;
             if (given("--steps")) c.steps = flags.steps;
@@ -68,7 +76,8 @@ void add_train_command(CLI::App& app) {
             if (given("--eval")) c.eval = flags.eval;
             if (given("--test-every")) c.test_every = flags.test_every;
             if (given("--strategy")) c.strategy = flags.strategy;
-            if (given("--max-gaussians")) c.mcmc.max_gaussians = flags.mcmc.max_gaussians;
+            if (given("--max-gaussians")) c.mcmc.max_gaussians = c.adc.max_gaussians = a->max_gaussians;
+            if (given("--memory-budget")) c.memory_budget_gib = flags.memory_budget_gib;
             if (given("--sh-degree")) c.sh_degree = flags.sh_degree;
             if (given("--backend")) c.backend = flags.backend;
             if (given("--white-bg")) c.white_background = flags.white_background;

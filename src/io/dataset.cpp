@@ -1,6 +1,7 @@
 #include "radiant/io/dataset.hpp"
 
 #include <fmt/format.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +12,7 @@
 #include "radiant/core/error.hpp"
 #include "radiant/core/log.hpp"
 #include "radiant/core/progress.hpp"
+#include "radiant/core/system_memory.hpp"
 #include "radiant/io/colmap.hpp"
 #include "radiant/io/image_io.hpp"
 #include "radiant/io/ply.hpp"
@@ -238,7 +240,34 @@ Vec3<double> focus_point(const std::vector<DatasetView>& views, Vec3<double> cen
     return 2 * in_front > views.size() ? x : ahead;
 }
 
-std::vector<Image<std::uint8_t>> load_images(const Dataset& ds) {
+namespace {
+
+// The decoded set (8-bit RGB at the loaded size) plus what decoding holds at once: one source-size RGBA
+// image and its resized copy per thread.
+std::size_t image_set_bytes(const Dataset& ds, int extra_downscale) {
+    std::size_t kept = 0, largest_source = 0;
+    for (const DatasetView& v : ds.views) {
+        kept += std::size_t(v.camera.width / extra_downscale) *
+                std::size_t(v.camera.height / extra_downscale) * 3;
+        largest_source = std::max(largest_source, std::size_t(v.source_width) * std::size_t(v.source_height));
+    }
+    return kept + largest_source * 7 * std::size_t(omp_get_max_threads());
+}
+
+}  // namespace
+
+std::vector<Image<std::uint8_t>> load_images(const Dataset& ds, std::size_t memory_limit) {
+    if (memory_limit == 0) memory_limit = available_host_memory();
+    if (const std::size_t need = image_set_bytes(ds, 1); memory_limit > 0 && need > memory_limit) {
+        int k = 2;
+        while (k < 16 && image_set_bytes(ds, k) > memory_limit) k *= 2;
+        throw OutOfMemory(fmt::format(
+            "{}: the {} images need {} in memory at {}x{} (8-bit RGB, while decoding), more than the {} "
+            "available; train with --downscale {} ({} needed)",
+            ds.root, ds.views.size(), format_bytes(need), ds.views.front().camera.width,
+            ds.views.front().camera.height, format_bytes(memory_limit), ds.options.downscale * k,
+            format_bytes(image_set_bytes(ds, k))));
+    }
     std::vector<Image<std::uint8_t>> images(ds.views.size());
     // One remap table per distinct distorted camera (a dataset usually shares one).
     std::map<std::vector<double>, UndistortMap> maps;

@@ -13,6 +13,7 @@ DensifyCounts Backend::densify_adc(const AdcConfig& config, double extent, long 
     n.clone = plan.clone.size();
     n.split = plan.split.size();
     for (std::uint8_t p : plan.prune) n.prune += p;
+    n.capped = plan.capped;
     densify(plan);
     return n;
 }

@@ -36,6 +36,7 @@ void for_each_field(TrainConfig& c, F&& f) {
     f("init_random_points", c.init_random_points);
     f("init_opacity", c.init_opacity);
     f("init_scale", c.init_scale);
+    f("memory_budget_gib", c.memory_budget_gib);
     f("tile_size", c.render.tile_size);
     f("radius_scale", c.render.radius_scale);
     f("alpha_cutoff", c.render.alpha_cutoff);
@@ -62,6 +63,7 @@ void for_each_field(TrainConfig& c, F&& f) {
     f("opacity_reset_every", c.adc.reset_every);
     f("max_screen_radius", c.adc.max_screen_radius);
     f("max_world_scale", c.adc.max_world_scale);
+    f("adc_max_gaussians", c.adc.max_gaussians);
     f("mcmc_start", c.mcmc.start);
     f("mcmc_stop", c.mcmc.stop);
     f("mcmc_every", c.mcmc.interval);
@@ -140,6 +142,8 @@ void validate(const TrainConfig& c) {
     if (c.strategy == "mcmc" && c.mcmc.max_gaussians < 1) fail("max_gaussians must be positive");
     if (!(c.init_opacity > 0 && c.init_opacity < 1)) fail("init_opacity must be in (0, 1)");
     if (!(c.init_scale > 0 && std::isfinite(c.init_scale))) fail("init_scale must be positive");
+    if (!(c.memory_budget_gib >= 0 && std::isfinite(c.memory_budget_gib)))
+        fail("memory_budget_gib must be 0 (what the GPU has free) or positive");
     validate(c.render);
 }
 

@@ -92,10 +92,15 @@ class CpuBackend final : public Backend {
         add_position_noise(state_.params, scale, seed);
     }
 
-    std::size_t peak_memory_bytes() const override {
+    void set_memory_budget(std::size_t) override {}
+    MemoryUse memory() const override {
         rusage u{};
         getrusage(RUSAGE_SELF, &u);
-        return std::size_t(u.ru_maxrss) * 1024;  // Linux reports KiB
+        MemoryUse m;
+        m.held = m.peak = std::size_t(u.ru_maxrss) * 1024;  // the process's peak; Linux reports KiB
+        if (images_)
+            for (const Image<std::uint8_t>& im : *images_) m.images += im.data.size();
+        return m;
     }
 
   private:

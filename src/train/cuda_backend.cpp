@@ -79,8 +79,8 @@ class CudaBackend final : public Backend {
     }
     DensifyCounts densify_adc(const AdcConfig& config, double extent, long step,
                               std::uint64_t seed) override {
-        const DensifyTotals t = step_.densify_adc(adc_rule(config, extent, step), seed);
-        return {t.clone, t.split, t.prune, 0, 0};
+        const DensifyTotals t = step_.densify_adc(adc_rule(config, extent, step), seed, config.max_gaussians);
+        return {t.clone, t.split, t.prune, 0, 0, t.capped};
     }
     void reset_opacity(double value) override { step_.reset_opacity(value); }
     DensifyCounts densify_mcmc(const McmcConfig& config, std::uint64_t seed) override {
@@ -89,7 +89,10 @@ class CudaBackend final : public Backend {
     }
     void add_noise(double scale, std::uint64_t seed) override { step_.add_noise(scale, seed); }
 
-    std::size_t peak_memory_bytes() const override { return step_.peak_bytes(); }
+    void set_memory_budget(std::size_t bytes) override { step_.set_memory_budget(bytes); }
+    MemoryUse memory() const override {
+        return {step_.current_bytes(), step_.peak_bytes(), step_.memory_budget(), step_.image_bytes()};
+    }
 
   private:
     CudaStep step_;

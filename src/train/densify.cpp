@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "radiant/core/covariance.hpp"
@@ -64,19 +65,41 @@ AdcRule adc_rule(const AdcConfig& c, double extent, long step) {
     return r;
 }
 
+namespace {
+
+std::vector<std::uint32_t> adc_actions(const Scene& s, const DensifyStats& st, const AdcRule& rule) {
+    std::vector<std::uint32_t> actions(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const float max_log_scale =
+            std::max({s.log_scales[3 * i], s.log_scales[3 * i + 1], s.log_scales[3 * i + 2]});
+        actions[i] = adc_action(st.grad_accum[i], st.denom[i], st.max_radii[i], max_log_scale,
+                                s.opacity_logits[i], rule);
+    }
+    return actions;
+}
+
+}  // namespace
+
 DensifyPlan plan_adc(const Scene& s, const DensifyStats& st, const AdcConfig& c, double extent, long step,
                      std::uint64_t seed) {
     DensifyPlan plan;
     plan.seed = seed;
     const std::size_t n = s.size();
     RADIANT_CHECK(st.grad_accum.size() == n, "densify statistics do not match the scene");
-    const AdcRule rule = adc_rule(c, extent, step);
+    AdcRule rule = adc_rule(c, extent, step);
+    std::vector<std::uint32_t> actions = adc_actions(s, st, rule);
+    if (c.max_gaussians > 0) {
+        const float t =
+            adc_capped_threshold(st.grad_accum, st.denom, actions, rule.grad_threshold, c.max_gaussians);
+        if (t != rule.grad_threshold) {
+            rule.grad_threshold = t;
+            plan.capped = true;
+            actions = adc_actions(s, st, rule);
+        }
+    }
     plan.prune.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
-        const float max_log_scale =
-            std::max({s.log_scales[3 * i], s.log_scales[3 * i + 1], s.log_scales[3 * i + 2]});
-        const std::uint32_t a = adc_action(st.grad_accum[i], st.denom[i], st.max_radii[i], max_log_scale,
-                                           s.opacity_logits[i], rule);
+        const std::uint32_t a = actions[i];
         if (a & kAdcClone) plan.clone.push_back(std::int32_t(i));
         if (a & kAdcSplit) plan.split.push_back(std::int32_t(i));
         plan.prune[i] = (a & kAdcPrune) ? 1 : 0;

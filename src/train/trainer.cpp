@@ -23,6 +23,7 @@
 #include "radiant/train/divergence.hpp"
 #include "radiant/train/initialize.hpp"
 #include "radiant/train/loss.hpp"
+#include "radiant/train/memory_cap.hpp"
 
 namespace radiant {
 namespace fs = std::filesystem;
@@ -156,7 +157,7 @@ void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
     m["gaussians"] = backend.size();
     m["steps"] = ck.step;
     m["train_seconds"] = ck.seconds;
-    m["peak_memory_bytes"] = backend.peak_memory_bytes();
+    m["peak_memory_bytes"] = backend.memory().peak;
     m["backend"] = backend.name();
     m["views"] = nlohmann::json::array();
     for (const ViewMetrics& v : ev.views)
@@ -180,6 +181,18 @@ void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
     report.views = ev.views;
     result.report_path = (out / "report.html").string();
     write_file_atomic(result.report_path, report_html(report));
+}
+
+// An allocation failed or the budget refused one mid-run: what happened, where, and what to change.
+std::string out_of_memory_advice(const std::string& what, long step, std::size_t gaussians, long saved_step,
+                                 const std::string& ck_path) {
+    const std::size_t suggest = std::max<std::size_t>(1000, gaussians / 5 * 4 / 1000 * 1000);
+    return fmt::format(
+        "{}, at step {} with {} Gaussians. Cap them with --max-gaussians {} (or set a smaller "
+        "--memory-budget), or train on smaller images with --downscale 2. No outputs were written; {}",
+        what, step, gaussians, suggest,
+        saved_step >= 0 ? fmt::format("the last checkpoint, step {}, is {}", saved_step, ck_path)
+                        : std::string("no checkpoint was written"));
 }
 
 }  // namespace
@@ -216,6 +229,7 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
         for (std::size_t k = 0; k < train_ids.size(); k += 8) eval_ids.push_back(train_ids[k]);
 
     std::unique_ptr<Backend> backend = make_backend(c.backend);
+    backend->set_memory_budget(std::size_t(c.memory_budget_gib * 1024 * 1024 * 1024));
     backend->set_images(images);
     std::mt19937_64 view_rng(c.seed), bg_rng(c.seed + 1), densify_rng(c.seed + 2);
     if (resume) {
@@ -277,115 +291,149 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
     long guard_warned_at = -1;
     std::size_t bad_grads = 0, rejected = 0;
     DivergenceWatch watch(DivergenceRule{50, 2.0, c.diverge_patience});
-    for (long step = ck.step + 1; step <= c.steps; ++step) {
-        const std::size_t view = next_view();
-        StepInput in;
-        in.camera = &ds.views[view].camera;
-        in.image = view;
-        in.settings = c.render;
-        in.settings.sh_degree = active_sh_degree(step, c.sh_degree);
-        in.settings.background = {fixed_bg, fixed_bg, fixed_bg};
-        if (c.random_background) in.settings.background = {uni(bg_rng), uni(bg_rng), uni(bg_rng)};
-        in.lr = learning_rates(c.lr, ds.extent, step, c.steps);
-        in.lambda_ssim = c.lambda_ssim;
-        if (c.strategy == "mcmc") {
-            in.opacity_reg = c.mcmc.opacity_reg;
-            in.scale_reg = c.mcmc.scale_reg;
-        }
-        if (hooks.before_step) hooks.before_step(step, *backend);
-        const StepStats st = backend->step(in);
-        if (const std::string why = watch.add(step, st.loss); !why.empty()) {
-            progress.break_line();
-            throw Error(fmt::format(
-                "training diverged: {}. No outputs were written; {}. Try lower learning "
-                "rates (the lr_* keys of --config) or check the camera poses",
-                why,
-                saved_step >= 0 ? fmt::format("the last checkpoint, step {}, is {}", saved_step, ck_path)
-                                : std::string("no checkpoint was written")));
-        }
-        if (st.non_finite_params > 0) {
-            // Made non-finite outside Adam (a fault, an overflow in densification or noise); not drawn this
-            // step (project_ewa_gaussian culls them), removed now so they never reach an output.
-            const std::size_t removed = backend->remove_non_finite();
-            progress.break_line();
-            log_warn("step {}: removed {} Gaussians with non-finite parameters ({} values)", step, removed,
-                     st.non_finite_params);
-        }
-        bad_grads += st.non_finite_grads;
-        rejected += st.rejected_updates;
-        if (bad_grads + rejected > 0 && (guard_warned_at < 0 || step - guard_warned_at >= c.log_every)) {
-            // Those elements keep their last finite values; said at most once per log period so a persistent
-            // fault does not flood the log.
-            progress.break_line();
-            log_warn(
-                "step {}: {} non-finite gradient values taken as 0 and {} updates rejected as non-finite "
-                "since the last warning (those values keep their last finite state)",
-                step, bad_grads, rejected);
-            guard_warned_at = step;
-            bad_grads = rejected = 0;
-        }
-        loss_sum += st.loss;
-        psnr_sum += st.psnr;
-        ++period_steps;
-
-        if (c.strategy == "default") {
-            const AdcConfig& a = c.adc;
-            if (step < a.stop && step > a.start && step % a.interval == 0) {
-                const std::size_t before = backend->size();
-                const DensifyCounts n = backend->densify_adc(a, ds.extent, step, densify_rng());
-                log_debug("step {}: densify {} → {} (clone {}, split {}, prune {})", step, before,
-                          backend->size(), n.clone, n.split, n.prune);
+    MemoryCap memory_cap;
+    bool densified = false, cap_warned = false;
+    long step = ck.step + 1;
+    try {
+        for (; step <= c.steps; ++step) {
+            const std::size_t view = next_view();
+            StepInput in;
+            in.camera = &ds.views[view].camera;
+            in.image = view;
+            in.settings = c.render;
+            in.settings.sh_degree = active_sh_degree(step, c.sh_degree);
+            in.settings.background = {fixed_bg, fixed_bg, fixed_bg};
+            if (c.random_background) in.settings.background = {uni(bg_rng), uni(bg_rng), uni(bg_rng)};
+            in.lr = learning_rates(c.lr, ds.extent, step, c.steps);
+            in.lambda_ssim = c.lambda_ssim;
+            if (c.strategy == "mcmc") {
+                in.opacity_reg = c.mcmc.opacity_reg;
+                in.scale_reg = c.mcmc.scale_reg;
             }
-            // An opacity reset needs steps to recover from: none in the last reset_every / 2 steps of a run
-            // (a 3000-step run would otherwise end on the reset Inria 3DGS does at step 3000).
-            if (step < a.stop && a.reset_every > 0 && step % a.reset_every == 0 &&
-                c.steps - step >= a.reset_every / 2)
-                backend->reset_opacity(0.01);
-        } else {
-            const McmcConfig& m = c.mcmc;
-            if (step < m.stop && step > m.start && step % m.interval == 0) {
-                const DensifyCounts n = backend->densify_mcmc(m, densify_rng());
-                log_debug("step {}: relocate {}, add {} → {}", step, n.relocate, n.add, backend->size());
+            if (hooks.before_step) hooks.before_step(step, *backend);
+            const StepStats st = backend->step(in);
+            if (const std::string why = watch.add(step, st.loss); !why.empty()) {
+                progress.break_line();
+                throw Error(fmt::format(
+                    "training diverged: {}. No outputs were written; {}. Try lower learning "
+                    "rates (the lr_* keys of --config) or check the camera poses",
+                    why,
+                    saved_step >= 0 ? fmt::format("the last checkpoint, step {}, is {}", saved_step, ck_path)
+                                    : std::string("no checkpoint was written")));
             }
-            backend->add_noise(m.noise_lr * in.lr.means, densify_rng());
-        }
+            if (st.non_finite_params > 0) {
+                // Made non-finite outside Adam (a fault, an overflow in densification or noise); not drawn
+                // this step (project_ewa_gaussian culls them), removed now so they never reach an output.
+                const std::size_t removed = backend->remove_non_finite();
+                progress.break_line();
+                log_warn("step {}: removed {} Gaussians with non-finite parameters ({} values)", step,
+                         removed, st.non_finite_params);
+            }
+            bad_grads += st.non_finite_grads;
+            rejected += st.rejected_updates;
+            if (bad_grads + rejected > 0 && (guard_warned_at < 0 || step - guard_warned_at >= c.log_every)) {
+                // Those elements keep their last finite values; said at most once per log period so a
+                // persistent fault does not flood the log.
+                progress.break_line();
+                log_warn(
+                    "step {}: {} non-finite gradient values taken as 0 and {} updates rejected as non-finite "
+                    "since the last warning (those values keep their last finite state)",
+                    step, bad_grads, rejected);
+                guard_warned_at = step;
+                bad_grads = rejected = 0;
+            }
+            loss_sum += st.loss;
+            psnr_sum += st.psnr;
+            ++period_steps;
 
-        // Training time, without the time spent on evaluations along the way.
-        const double elapsed = seconds_before +
-                               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() -
-                               eval_seconds;
-        ck.step = step;
-        ck.seconds = elapsed;
-        if (step % c.log_every == 0 || step == c.steps) {
-            ck.history.push_back({step, loss_sum / double(period_steps), psnr_sum / double(period_steps),
-                                  backend->size(), elapsed});
-            loss_sum = psnr_sum = 0;
-            period_steps = 0;
+            memory_cap.observe(backend->memory(), backend->size(), densified);
+            if (c.strategy == "default") {
+                AdcConfig a = c.adc;
+                if (step < a.stop && step > a.start && step % a.interval == 0) {
+                    const std::size_t before = backend->size();
+                    a.max_gaussians = min_cap(c.adc.max_gaussians, memory_cap.max_gaussians());
+                    const DensifyCounts n = backend->densify_adc(a, ds.extent, step, densify_rng());
+                    densified = true;
+                    log_debug("step {}: densify {} → {} (clone {}, split {}, prune {})", step, before,
+                              backend->size(), n.clone, n.split, n.prune);
+                    if (n.capped && !cap_warned) {
+                        progress.break_line();
+                        log_warn(
+                            "step {}: {} Gaussians reached the cap of {} ({}); from now on only those with "
+                            "the "
+                            "largest gradients are densified",
+                            step, backend->size(), a.max_gaussians,
+                            a.max_gaussians == c.adc.max_gaussians ? "--max-gaussians"
+                                                                   : "what the memory budget holds");
+                        cap_warned = true;
+                    }
+                }
+                // An opacity reset needs steps to recover from: none in the last reset_every / 2 steps of a
+                // run (a 3000-step run would otherwise end on the reset Inria 3DGS does at step 3000).
+                if (step < a.stop && a.reset_every > 0 && step % a.reset_every == 0 &&
+                    c.steps - step >= a.reset_every / 2)
+                    backend->reset_opacity(0.01);
+            } else {
+                McmcConfig m = c.mcmc;
+                const std::size_t fits = memory_cap.max_gaussians();
+                if (fits > 0 && fits < m.max_gaussians) {
+                    if (!cap_warned && step < m.stop && step > m.start && step % m.interval == 0) {
+                        progress.break_line();
+                        log_warn(
+                            "step {}: the memory budget holds about {} Gaussians, fewer than the MCMC budget "
+                            "of {}; growing to {} at most",
+                            step, fits, m.max_gaussians, fits);
+                        cap_warned = true;
+                    }
+                    m.max_gaussians = fits;
+                }
+                if (step < m.stop && step > m.start && step % m.interval == 0) {
+                    const DensifyCounts n = backend->densify_mcmc(m, densify_rng());
+                    log_debug("step {}: relocate {}, add {} → {}", step, n.relocate, n.add, backend->size());
+                }
+                backend->add_noise(m.noise_lr * in.lr.means, densify_rng());
+            }
+
+            // Training time, without the time spent on evaluations along the way.
+            const double elapsed =
+                seconds_before +
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - eval_seconds;
+            ck.step = step;
+            ck.seconds = elapsed;
+            if (step % c.log_every == 0 || step == c.steps) {
+                ck.history.push_back({step, loss_sum / double(period_steps), psnr_sum / double(period_steps),
+                                      backend->size(), elapsed});
+                loss_sum = psnr_sum = 0;
+                period_steps = 0;
+            }
+            const double rate = double(step - first_step + 1) / std::max(elapsed - seconds_before, 1e-9);
+            progress.update(step, ck.history.empty() ? st.loss : ck.history.back().loss,
+                            ck.history.empty() ? st.psnr : ck.history.back().psnr, backend->size(), rate);
+            if (c.eval_every > 0 && step % c.eval_every == 0 && step != c.steps) {
+                const auto e0 = std::chrono::steady_clock::now();
+                const Evaluation ev =
+                    evaluate(*backend, ds, eval_ids, eval_settings(c, in.settings.sh_degree), false);
+                eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count();
+                ck.evals.push_back({step, ev.psnr, ev.ssim});
+                progress.break_line();
+                log_info("step {}: {} PSNR {:.2f} dB, SSIM {:.4f}", step, has_test ? "test" : "train-view",
+                         ev.psnr, ev.ssim);
+            }
+            if (c.checkpoint_every > 0 && step % c.checkpoint_every == 0) save();
+            const bool stop = g_interrupted || (hooks.after_step && !hooks.after_step(step));
+            if (stop && step < c.steps) {
+                save();
+                progress.break_line();
+                log_info("stopped at step {}; checkpoint saved to {} (continue with --resume {})", step,
+                         ck_path, c.output);
+                result.interrupted = true;
+                result.steps = step;
+                return result;
+            }
         }
-        const double rate = double(step - first_step + 1) / std::max(elapsed - seconds_before, 1e-9);
-        progress.update(step, ck.history.empty() ? st.loss : ck.history.back().loss,
-                        ck.history.empty() ? st.psnr : ck.history.back().psnr, backend->size(), rate);
-        if (c.eval_every > 0 && step % c.eval_every == 0 && step != c.steps) {
-            const auto e0 = std::chrono::steady_clock::now();
-            const Evaluation ev =
-                evaluate(*backend, ds, eval_ids, eval_settings(c, in.settings.sh_degree), false);
-            eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count();
-            ck.evals.push_back({step, ev.psnr, ev.ssim});
-            progress.break_line();
-            log_info("step {}: {} PSNR {:.2f} dB, SSIM {:.4f}", step, has_test ? "test" : "train-view",
-                     ev.psnr, ev.ssim);
-        }
-        if (c.checkpoint_every > 0 && step % c.checkpoint_every == 0) save();
-        const bool stop = g_interrupted || (hooks.after_step && !hooks.after_step(step));
-        if (stop && step < c.steps) {
-            save();
-            progress.break_line();
-            log_info("stopped at step {}; checkpoint saved to {} (continue with --resume {})", step, ck_path,
-                     c.output);
-            result.interrupted = true;
-            result.steps = step;
-            return result;
-        }
+    } catch (const OutOfMemory& e) {
+        progress.break_line();
+        throw OutOfMemory(out_of_memory_advice(e.what(), step, backend->size(), saved_step, ck_path));
     }
     const Evaluation final_eval = evaluate(*backend, ds, eval_ids, eval_settings(c, c.sh_degree), false);
     ck.evals.push_back({ck.step, final_eval.psnr, final_eval.ssim});

@@ -10,9 +10,14 @@
 #include <filesystem>
 #include <random>
 
+#include <nlohmann/json.hpp>
+
+#include "radiant/core/log.hpp"
+#include "radiant/io/file.hpp"
 #include "radiant/io/image_io.hpp"
 #include "radiant/render/cpu/render_cpu.hpp"
 #include "radiant/render/cuda/cuda_check.hpp"
+#include "radiant/render/cuda/device_buffer.hpp"
 #include "radiant/train/backend.hpp"
 #include "radiant/train/checkpoint.hpp"
 #include "radiant/train/cuda_step.hpp"
@@ -208,6 +213,72 @@ TEST(CudaDensify, McmcMatchesTheCpuPlan) {
     EXPECT_LT(max_row_diff(out, cpu.params), 1e-4);
 }
 
+// --max-gaussians and the memory budget under ADC: the GPU holds back the same candidates as the CPU plan.
+TEST(CudaDensify, CappedAdcMatchesTheCpuPlan) {
+    REQUIRE_GPU();
+    Fixture f = densify_fixture(5000);
+    AdcConfig c;
+    const DensifyPlan free = plan_adc(f.state.params, f.state.stats, c, 1.0, 600, 77);
+    c.max_gaussians = 5000 + (free.clone.size() + free.split.size()) / 2;  // room for about half
+    TrainState cpu = f.state;
+    const DensifyPlan plan = plan_adc(cpu.params, cpu.stats, c, 1.0, 600, 77);
+    ASSERT_TRUE(plan.capped);
+    apply_plan(plan, cpu.params, cpu.adam, cpu.stats);
+    CudaStep gpu;
+    gpu.set_scene(f.state.params);
+    gpu.set_adam(f.state.adam);
+    gpu.set_stats(f.state.stats);
+    const DensifyTotals t = gpu.densify_adc(adc_rule(c, 1.0, 600), 77, c.max_gaussians);
+    EXPECT_TRUE(t.capped);
+    EXPECT_EQ(t.clone, plan.clone.size());
+    EXPECT_EQ(t.split, plan.split.size());
+    const Scene out = gpu.scene();
+    ASSERT_EQ(out.size(), cpu.params.size());
+    EXPECT_LE(out.size(), c.max_gaussians);
+    EXPECT_LT(max_row_diff(out, cpu.params), 1e-5);
+}
+
+// Issue 9 item 5: a budget the GPU step may not exceed, and allocations the GPU cannot serve, are
+// OutOfMemory errors naming the sizes; images that would take over half the budget suggest a downscale.
+TEST(CudaMemory, BudgetAndFailedAllocationsAreOutOfMemoryErrors) {
+    REQUIRE_GPU();
+    cuda::MemoryCounter counter;
+    counter.budget = 1 << 20;
+    cuda::DeviceBuffer<float> b(&counter);
+    b.resize_discard(1000);
+    try {
+        b.resize_discard(1 << 20);  // 4 MiB
+        ADD_FAILURE() << "no error";
+    } catch (const OutOfMemory& e) {
+        EXPECT_NE(std::string(e.what()).find("GPU memory budget exceeded: 4.0 MiB more needed"),
+                  std::string::npos)
+            << e.what();
+    }
+    b.resize_discard(2000);  // still usable
+    EXPECT_EQ(b.size(), 2000u);
+    const auto [free, total] = cuda::device_memory_info();
+    cuda::DeviceBuffer<std::uint8_t> huge;
+    try {
+        huge.resize_discard(total * 2);
+        ADD_FAILURE() << "no error";
+    } catch (const OutOfMemory& e) {
+        EXPECT_NE(std::string(e.what()).find("GPU out of memory allocating"), std::string::npos) << e.what();
+    }
+    b.resize_discard(4000);  // the failed cudaMalloc left the device usable
+    EXPECT_EQ(b.size(), 4000u);
+    EXPECT_GT(free, 0u);
+
+    CudaStep step;
+    step.set_memory_budget(4 << 20);
+    const std::vector<Image<std::uint8_t>> images(3, random_u8(5, 1000, 1000));  // 9 MB
+    try {
+        step.set_images(images);
+        ADD_FAILURE() << "no error";
+    } catch (const OutOfMemory& e) {
+        EXPECT_NE(std::string(e.what()).find("train with --downscale 4"), std::string::npos) << e.what();
+    }
+}
+
 TEST(CudaDensify, OpacityResetAndNoiseMatchTheCpu) {
     REQUIRE_GPU();
     Fixture f = densify_fixture(3000);
@@ -338,6 +409,35 @@ TEST(CudaTraining, NonFiniteGaussiansAreRemoved) {
     EXPECT_NEAR(r.test_psnr, clean.test_psnr, 0.5);  // two of 1000 Gaussians lost, nothing else
     const Scene s = read_checkpoint((dir / "faulty/checkpoint.bin").string()).state.params;
     EXPECT_EQ(s.size(), clean.gaussians - 2);  // the checkpoint reader validates: every value finite
+}
+
+// A run under a tight budget: densification stops where the budget is full, the run completes within it.
+TEST(CudaTraining, AMemoryBudgetCapsDensification) {
+    REQUIRE_GPU();
+    test::TempDir dir;
+    TrainConfig c = demo_run(dir, 128, 16, 4, 4000, "cuda", "free", 300);
+    c.adc.start = 50;
+    c.adc.stop = 250;
+    c.adc.interval = 50;
+    const TrainResult free = train(c);
+    const nlohmann::json m = nlohmann::json::parse(read_file((dir / "free/metrics.json").string()));
+    const std::size_t peak = m["peak_memory_bytes"];
+    c.output = (dir / "tight").string();
+    c.memory_budget_gib = double(peak) * 0.6 / (1024.0 * 1024 * 1024);
+    std::vector<std::string> warnings;
+    set_log_sink([&](LogLevel level, std::string_view w) {
+        if (level == LogLevel::warn) warnings.emplace_back(w);
+    });
+    const TrainResult tight = train(c);
+    set_log_sink(nullptr);
+    const nlohmann::json mt = nlohmann::json::parse(read_file((dir / "tight/metrics.json").string()));
+    std::printf("[memory] free: %zu Gaussians, peak %zu B; budget %.0f B: %zu Gaussians, peak %zu B\n",
+                free.gaussians, peak, c.memory_budget_gib * 1024 * 1024 * 1024, tight.gaussians,
+                std::size_t(mt["peak_memory_bytes"]));
+    EXPECT_LT(tight.gaussians, free.gaussians);
+    EXPECT_LE(double(mt["peak_memory_bytes"]), c.memory_budget_gib * 1024 * 1024 * 1024);
+    ASSERT_FALSE(warnings.empty());
+    EXPECT_NE(warnings[0].find("what the memory budget holds"), std::string::npos) << warnings[0];
 }
 
 }  // namespace

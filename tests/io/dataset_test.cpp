@@ -81,6 +81,25 @@ TEST(Dataset, ColmapSplitsExtentAndImages) {
     EXPECT_EQ(open_dataset(dir.str()).test_count(), 0u);  // no --eval: everything trains
 }
 
+// Issue 9: an image set larger than the memory it may take is refused before anything is decoded, with
+// the downscale that would fit.
+TEST(Dataset, ImagesThatDoNotFitInMemoryAreAnErrorSuggestingADownscale) {
+    test::TempDir dir;
+    write_colmap_dataset(dir, 17, false);
+    const Dataset ds = open_dataset(dir.str());
+    // 17 views of 64x48 keep 156,672 bytes as 8-bit RGB.
+    try {
+        load_images(ds, 100000);
+        ADD_FAILURE() << "no error";
+    } catch (const OutOfMemory& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find(dir.str()), std::string::npos) << m;
+        EXPECT_NE(m.find("the 17 images need"), std::string::npos) << m;
+        EXPECT_NE(m.find("train with --downscale"), std::string::npos) << m;
+    }
+    EXPECT_EQ(load_images(ds, std::size_t(1) << 30).size(), 17u);
+}
+
 TEST(Dataset, FocusIsWhereConvergingCamerasLook) {
     std::vector<DatasetView> views;
     for (const Camera& c : orbit({10, -1, 2}, 3.0, 25.0, 12, {0, 0, 1}, 50.0, 64, 48)) {

@@ -160,5 +160,44 @@ TEST(Densify, AdcPlanChoosesCloneSplitPrune) {
     EXPECT_EQ(plan.prune, (std::vector<std::uint8_t>{0, 0, 1, 0}));
 }
 
+// --max-gaussians / the memory budget under ADC: the largest mean gradients densify first, the cap holds.
+TEST(Densify, AdcUnderACapDensifiesTheLargestGradientsFirst) {
+    Tagged t = tagged(10);
+    for (int i = 0; i < 10; ++i) {
+        for (int c = 0; c < 3; ++c) t.p.log_scales[3 * std::size_t(i) + std::size_t(c)] = std::log(0.001f);
+        t.p.opacity_logits[std::size_t(i)] = 0.f;
+        t.stats.grad_accum[std::size_t(i)] = 0.001f * float(i + 1);  // all above the 2e-4 threshold
+        t.stats.denom[std::size_t(i)] = 1;
+    }
+    AdcConfig c;
+    const DensifyPlan all = plan_adc(t.p, t.stats, c, 1.0, 600, 1);
+    EXPECT_EQ(all.clone.size(), 10u);
+    EXPECT_FALSE(all.capped);
+    c.max_gaussians = 13;
+    const DensifyPlan capped = plan_adc(t.p, t.stats, c, 1.0, 600, 1);
+    EXPECT_TRUE(capped.capped);
+    EXPECT_EQ(capped.clone, (std::vector<std::int32_t>{7, 8, 9}));
+    Tagged applied = t;
+    apply_plan(capped, applied.p, applied.adam, applied.stats);
+    EXPECT_EQ(applied.p.size(), 13u);
+    c.max_gaussians = 20;  // exactly what ADC wants: not capped
+    EXPECT_FALSE(plan_adc(t.p, t.stats, c, 1.0, 600, 1).capped);
+}
+
+TEST(Densify, CappedThresholdCountsSplitsOfPrunedGaussiansTwice) {
+    // A split leaves two children even when its original was also to be pruned: two more than pruning alone.
+    const std::vector<float> grad{0.5f, 0.4f, 0.3f, 0.f};
+    const std::vector<std::int32_t> denom{1, 1, 1, 1};
+    const std::vector<std::uint32_t> actions{kAdcSplit | kAdcPrune, kAdcClone, kAdcSplit, kAdcPrune};
+    // Without densifying: 0 + 1 + 1 + 0 = 2; densified extras: +2, +1, +1.
+    EXPECT_EQ(adc_capped_threshold(grad, denom, actions, 2e-4f, 6), 2e-4f);  // all fit
+    const float t5 = adc_capped_threshold(grad, denom, actions, 2e-4f, 5);   // 2 + 2 + 1, not the third
+    EXPECT_GT(t5, 0.3f);
+    EXPECT_LE(t5, 0.4f);
+    const float t3 = adc_capped_threshold(grad, denom, actions, 2e-4f, 3);  // the first alone needs 4
+    EXPECT_GT(t3, 0.5f);
+    EXPECT_GT(adc_capped_threshold(grad, denom, actions, 2e-4f, 1), 0.5f);  // under the cap already: none
+}
+
 }  // namespace
 }  // namespace radiant

@@ -12,6 +12,7 @@
 #include "radiant/train/backend.hpp"
 #include "radiant/train/checkpoint.hpp"
 #include "radiant/train/demo_dataset.hpp"
+#include "radiant/train/memory_cap.hpp"
 #include "support/temp_dir.hpp"
 
 namespace radiant {
@@ -131,6 +132,70 @@ TEST(Trainer, GaussiansMadeNonFiniteAreRemovedAndTheRunCompletes) {
          {&out.means, &out.log_scales, &out.quats, &out.opacity_logits, &out.sh})
         for (float x : *v) ASSERT_TRUE(std::isfinite(x));
     EXPECT_NEAR(faulty.test_psnr, clean.test_psnr, 0.5);  // four of 800 Gaussians lost, nothing else
+}
+
+// Issue 9 item 5: --max-gaussians caps the default strategy too; the cap is said once.
+TEST(Trainer, MaxGaussiansCapsTheDefaultStrategy) {
+    test::TempDir dir;
+    TrainConfig c = small_run(dir, "free");
+    const TrainResult free = train(c);
+    c.output = (dir / "capped").string();
+    c.adc.max_gaussians = 900;
+    ASSERT_GT(free.gaussians, 900u)
+        << "the uncapped run must grow past the cap for this test to mean anything";
+    std::vector<std::string> warnings;
+    set_log_sink([&](LogLevel level, std::string_view m) {
+        if (level == LogLevel::warn) warnings.emplace_back(m);
+    });
+    const TrainResult capped = train(c);
+    set_log_sink(nullptr);
+    EXPECT_LE(capped.gaussians, 900u);
+    for (const auto& h : read_checkpoint((dir / "capped/checkpoint.bin").string()).history)
+        EXPECT_LE(h.gaussians, 900u) << "step " << h.step;
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("reached the cap of 900 (--max-gaussians)"), std::string::npos) << warnings[0];
+}
+
+// A GPU allocation failing mid-run (stood in for by the hook) stops the run with the step, the count and
+// the flags to change.
+TEST(Trainer, OutOfMemoryMidRunNamesTheStepAndWhatToChange) {
+    test::TempDir dir;
+    TrainConfig c = small_run(dir, "out");
+    c.checkpoint_every = 20;
+    TrainHooks fail;
+    fail.before_step = [](long step, Backend&) {
+        if (step == 50) throw OutOfMemory("GPU out of memory allocating 2.00 GiB");
+    };
+    try {
+        train(c, false, fail);
+        ADD_FAILURE() << "no error";
+    } catch (const OutOfMemory& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("GPU out of memory allocating 2.00 GiB, at step 50 with "), std::string::npos) << m;
+        EXPECT_NE(m.find("--max-gaussians"), std::string::npos) << m;
+        EXPECT_NE(m.find("--downscale 2"), std::string::npos) << m;
+        EXPECT_NE(m.find("the last checkpoint, step 40,"), std::string::npos) << m;
+    }
+    EXPECT_FALSE(std::filesystem::exists(dir / "out/scene.ply"));
+}
+
+TEST(MemoryCap, LearnsBytesPerGaussianFromThePeak) {
+    MemoryCap cap;
+    EXPECT_EQ(cap.max_gaussians(), 0u);  // nothing seen yet
+    MemoryUse m;
+    m.budget = 1000000;
+    m.images = 100000;
+    m.peak = 300000;  // 200,000 bytes for 1000 Gaussians: 200 each
+    cap.observe(m, 1000, false);
+    EXPECT_EQ(cap.max_gaussians(), 2025u);  // 0.9 · 900,000 / (2 · 200): twice until a densification
+    cap.observe(m, 1000, true);
+    EXPECT_EQ(cap.max_gaussians(), 4050u);
+    m.budget = 0;  // no budget (the CPU backend)
+    cap.observe(m, 1000, true);
+    EXPECT_EQ(cap.max_gaussians(), 0u);
+    EXPECT_EQ(min_cap(0, 5), 5u);
+    EXPECT_EQ(min_cap(7, 0), 7u);
+    EXPECT_EQ(min_cap(7, 5), 5u);
 }
 
 TEST(Trainer, ADivergingLossStopsTheRunWithoutOutputs) {

@@ -1,5 +1,6 @@
 #pragma once
 // radiant's exceptions (STYLE.md "Errors"): thrown at boundaries, caught once in main.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -22,6 +23,16 @@ class IoError : public Error {
   private:
     std::string path_;
 };
+
+// Memory that is not there: a budget that would be exceeded or an allocation that failed. The message says
+// what needed how much, and what to change (downscale the images, cap the Gaussians).
+class OutOfMemory : public Error {
+  public:
+    using Error::Error;
+};
+
+// "1.23 GiB", "512.0 MiB": sizes in messages.
+std::string format_bytes(std::size_t bytes);
 
 [[noreturn]] void throw_check_failed(const char* file, int line, const std::string& message);
 

@@ -49,8 +49,9 @@ struct Dataset {
 Dataset open_dataset(const std::string& dir, const DatasetOptions& options = {});
 
 // Decoded RGB images, one per view, in parallel with a progress line. Throws IoError for a file that is
-// not an image or whose size disagrees with its camera.
-std::vector<Image<std::uint8_t>> load_images(const Dataset& dataset);
+// not an image or whose size disagrees with its camera, and OutOfMemory (suggesting a downscale) before
+// decoding anything when the set would not fit in `memory_limit` bytes (0: the host's available memory).
+std::vector<Image<std::uint8_t>> load_images(const Dataset& dataset, std::size_t memory_limit = 0);
 
 // The point nearest to every camera's optical axis in the least-squares sense: where a capture looks. Axes
 // that are nearly parallel (a forward-facing capture), or a point behind most cameras (cameras looking

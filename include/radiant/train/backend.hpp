@@ -45,8 +45,16 @@ struct ViewScore {
     double psnr = 0, ssim = 0;
 };
 
+// A backend's memory on its device.
+struct MemoryUse {
+    std::size_t held = 0, peak = 0;  // bytes now, and the most so far
+    std::size_t budget = 0;          // what it may hold (0: no limit it enforces)
+    std::size_t images = 0;          // of held: the training images
+};
+
 struct DensifyCounts {
     std::size_t clone = 0, split = 0, prune = 0, relocate = 0, add = 0;
+    bool capped = false;  // ADC: the Gaussian cap held some candidates back
 };
 
 class Backend {
@@ -81,7 +89,10 @@ class Backend {
     // so the host path serves every backend.
     std::size_t remove_non_finite();
 
-    virtual std::size_t peak_memory_bytes() const = 0;
+    // The memory this backend may use on its device; 0: what the device has free now (the CPU backend
+    // enforces none: its images were checked against the host's memory when loaded). Set before set_images.
+    virtual void set_memory_budget(std::size_t bytes) = 0;
+    virtual MemoryUse memory() const = 0;
 };
 
 // "cpu", "cuda" or "auto" (CUDA when a GPU is present and radiant was built with CUDA).

@@ -30,6 +30,9 @@ struct TrainConfig {
     std::size_t init_random_points = 100000;
     double init_opacity = 0.1;  // MCMC's recipe starts at 0.5
     double init_scale = 1.0;    // × the mean distance to the 3 nearest points; MCMC's recipe: 0.1
+    // GPU memory the run may use, GiB (0: 95 % of what is free when it starts). Densification stays within
+    // it (MemoryCap); images that would take more than half of it are refused with a --downscale suggestion.
+    double memory_budget_gib = 0;
     RenderSettings render;
     LrConfig lr;
     AdcConfig adc;

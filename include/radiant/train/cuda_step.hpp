@@ -45,6 +45,7 @@ struct ImageScore {
 
 struct DensifyTotals {
     std::size_t clone = 0, split = 0, prune = 0, relocate = 0, add = 0;
+    bool capped = false;  // ADC: max_size held some candidates back
 };
 
 class CudaStep {
@@ -74,7 +75,8 @@ class CudaStep {
 
     void set_stats(const DensifyStats& stats);
     DensifyStats stats() const;
-    DensifyTotals densify_adc(const AdcRule& rule, std::uint64_t seed);
+    // max_size > 0: at most that many Gaussians after it (adc_capped_threshold picks which densify).
+    DensifyTotals densify_adc(const AdcRule& rule, std::uint64_t seed, std::size_t max_size = 0);
     void reset_opacity(double value);
     DensifyTotals densify_mcmc(const McmcConfig& config, std::uint64_t seed);
     void add_noise(double scale, std::uint64_t seed);
@@ -94,6 +96,11 @@ class CudaStep {
     std::size_t tile_pairs() const;
     std::size_t peak_bytes() const;
     std::size_t current_bytes() const;
+    // What this step may allocate on the GPU (0: no limit, the default; set_memory_budget(0) takes 95 % of
+    // the memory free now). Allocations past it throw OutOfMemory; set_images checks the images against it.
+    void set_memory_budget(std::size_t bytes);
+    std::size_t memory_budget() const;
+    std::size_t image_bytes() const;
 
     struct Impl;  // the device state (src/train/cuda/step_state.hpp), opaque outside the CUDA sources
 

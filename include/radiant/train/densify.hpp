@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "radiant/core/adc_cap.hpp"
 #include "radiant/core/densify_rules.hpp"
 #include "radiant/core/scene.hpp"
 #include "radiant/train/adam.hpp"
@@ -32,6 +33,7 @@ struct DensifyPlan {
     // MCMC: relocate[i] moves Gaussian dead[i] onto source[i]; add appends copies of add_source.
     std::vector<std::int32_t> relocate_dead, relocate_source, add_source;
     std::uint64_t seed = 0;  // split samples
+    bool capped = false;     // ADC: max_gaussians held some candidates back
     bool empty() const {
         return clone.empty() && split.empty() && prune.empty() && reset_opacity == 0 &&
                relocate_dead.empty() && add_source.empty();
@@ -48,6 +50,9 @@ struct AdcConfig {
     // 3DGS uses 20: on bonsai that costs 0.4 dB at 30k and 4.5 dB at 7k (bench/RESULTS.md).
     double max_screen_radius = 0;
     double max_world_scale = 0.1;  // × extent, after the first opacity reset
+    // At most this many Gaussians after a densification (0: no cap); under the cap the largest mean
+    // gradients are densified first (adc_capped_threshold).
+    std::size_t max_gaussians = 0;
 };
 
 struct McmcConfig {

@@ -35,7 +35,7 @@ T read_one(const T* device, cudaStream_t stream) {
 
 }  // namespace
 
-DensifyTotals CudaStep::densify_adc(const AdcRule& rule, std::uint64_t seed) {
+DensifyTotals CudaStep::densify_adc(const AdcRule& rule_in, std::uint64_t seed, std::size_t max_size) {
     Impl& d = *impl_;
     DensifyTotals t;
     if (d.n == 0) return t;
@@ -43,20 +43,31 @@ DensifyTotals CudaStep::densify_adc(const AdcRule& rule, std::uint64_t seed) {
     d.counts.resize_discard(d.n + 1);
     d.offsets.resize_discard(d.n + 1);
     d.totals.resize_discard(3);
-    d.totals.zero(d.stream);
-    launch_adc_actions(d.params.view(), d.stats_view(), d.n, rule, d.actions.data(), d.counts.data(),
-                       d.totals.data(), d.stream);
-    d.exclusive_scan(d.counts.data(), d.offsets.data(), d.n + 1);
-    std::uint32_t host[4];
-    RADIANT_CUDA_CHECK(
-        cudaMemcpyAsync(host, d.totals.data(), 3 * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, d.stream));
-    RADIANT_CUDA_CHECK(cudaMemcpyAsync(host + 3, d.offsets.data() + d.n, sizeof(std::uint32_t),
-                                       cudaMemcpyDeviceToHost, d.stream));
-    RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
-    t.clone = host[0];
-    t.split = host[1];
-    t.prune = host[2];
-    const std::size_t out_n = host[3];
+    AdcRule rule = rule_in;
+    std::size_t out_n = 0;
+    // At most twice: the rule as given, then (when the result would exceed max_size) the capped threshold,
+    // chosen on the host from the statistics — a download on capped densification steps only.
+    for (int pass = 0; pass < 2; ++pass) {
+        d.totals.zero(d.stream);
+        launch_adc_actions(d.params.view(), d.stats_view(), d.n, rule, d.actions.data(), d.counts.data(),
+                           d.totals.data(), d.stream);
+        d.exclusive_scan(d.counts.data(), d.offsets.data(), d.n + 1);
+        std::uint32_t host[4];
+        RADIANT_CUDA_CHECK(cudaMemcpyAsync(host, d.totals.data(), 3 * sizeof(std::uint32_t),
+                                           cudaMemcpyDeviceToHost, d.stream));
+        RADIANT_CUDA_CHECK(cudaMemcpyAsync(host + 3, d.offsets.data() + d.n, sizeof(std::uint32_t),
+                                           cudaMemcpyDeviceToHost, d.stream));
+        RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+        t.clone = host[0];
+        t.split = host[1];
+        t.prune = host[2];
+        out_n = host[3];
+        if (pass == 1 || max_size == 0 || out_n <= max_size) break;
+        t.capped = true;
+        rule.grad_threshold =
+            adc_capped_threshold(d.grad_accum.download(d.stream), d.denom.download(d.stream),
+                                 d.actions.download(d.stream), rule.grad_threshold, max_size);
+    }
     d.next_params.resize_discard(out_n, d.sh_degree);
     d.next_m.resize_discard(out_n, d.sh_degree);
     d.next_v.resize_discard(out_n, d.sh_degree);

@@ -154,6 +154,17 @@ void CudaStep::set_images(const std::vector<Image<std::uint8_t>>& images) {
         d.image_heights.push_back(im.height);
         total += im.data.size();
     }
+    // The images stay for the whole run; more than half the budget would leave the Gaussians too little.
+    if (const std::size_t budget = d.counter.budget; budget && total > budget / 2) {
+        int k = 2;
+        while (k < 16 && total / std::size_t(k * k) > budget / 2) k *= 2;
+        throw OutOfMemory(fmt::format(
+            "the {} images need {} on the GPU (8-bit RGB), more than half of the {} device-memory budget "
+            "(the rest is for the Gaussians): train with --downscale {} ({} needed), raise --memory-budget "
+            "if the GPU has room, or use --backend cpu",
+            images.size(), format_bytes(total), format_bytes(budget), k,
+            format_bytes(total / std::size_t(k * k))));
+    }
     d.images.resize_discard(total);
     for (std::size_t i = 0; i < images.size(); ++i)
         if (!images[i].data.empty())
@@ -310,6 +321,18 @@ std::size_t CudaStep::peak_bytes() const {
 }
 std::size_t CudaStep::current_bytes() const {
     return impl_->counter.current;
+}
+
+void CudaStep::set_memory_budget(std::size_t bytes) {
+    // Free memory less a margin for what is allocated outside the counter (CUB's and the driver's own).
+    impl_->counter.budget =
+        bytes ? bytes : impl_->counter.current + cuda::device_memory_info().first / 20 * 19;
+}
+std::size_t CudaStep::memory_budget() const {
+    return impl_->counter.budget;
+}
+std::size_t CudaStep::image_bytes() const {
+    return impl_->images.size();
 }
 
 }  // namespace radiant
