@@ -17,9 +17,9 @@ endif
 FUZZ_BUILD   ?= build-fuzz
 ASAN_BUILD   ?= build-asan
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := fuzz_ply fuzz_colmap_bin fuzz_colmap_txt fuzz_json fuzz_image
+FUZZ_TARGETS := fuzz_ply fuzz_colmap_bin fuzz_colmap_txt fuzz_json fuzz_image fuzz_scene_formats
 
-.PHONY: all deps configure build test test-cpu test-asan test-gpu fuzz demo format clean
+.PHONY: all deps configure build test test-cpu test-asan test-gpu test-viewer fuzz demo format clean
 
 all: build
 
@@ -63,6 +63,11 @@ fuzz: deps
 
 test-gpu: build
 	ctest --test-dir $(BUILD) -L gpu --output-on-failure
+
+# The third-party reader tests alone (they also run in `make test`, skipped without the packages).
+test-viewer: build
+	scripts/install-deps.sh --viewer
+	ctest --test-dir $(BUILD) -L viewer --output-on-failure
 
 demo: build
 	$(BUILD)/radiant demo -o out/demo

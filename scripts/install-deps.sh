@@ -1,7 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian packages radiant builds against. Idempotent: installs only what is missing.
 # Usage: scripts/install-deps.sh            (build + test dependencies; clang for the fuzzers)
+#        scripts/install-deps.sh --viewer   (also Chromium, Node and the pinned npm packages in viewer/ that
+#                                            the `viewer` tests and `radiant view` use)
 set -euo pipefail
+
+viewer=0
+for arg in "$@"; do
+  case "$arg" in
+    --viewer) viewer=1 ;;
+    *) echo "install-deps: unknown option $arg (only --viewer)" >&2; exit 2 ;;
+  esac
+done
 
 packages=(
   build-essential cmake ninja-build pkg-config
@@ -11,20 +21,38 @@ packages=(
   clang-format
   clang libclang-rt-14-dev libomp-14-dev
 )
+[ "$viewer" -eq 1 ] && packages+=(chromium nodejs npm)
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node from elsewhere (nvm, nodesource) serves as well as Debian's.
+if [ "$viewer" -eq 1 ] && command -v node >/dev/null && command -v npm >/dev/null; then
+  kept=()
+  for p in "${missing[@]}"; do [ "$p" = nodejs ] || [ "$p" = npm ] || kept+=("$p"); done
+  missing=("${kept[@]+"${kept[@]}"}")
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages present"
-  exit 0
+else
+  echo "install-deps: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-echo "install-deps: installing ${missing[*]}"
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [ "$viewer" -eq 1 ]; then
+  here="$(cd "$(dirname "$0")/.." && pwd)"
+  # Exactly the versions in viewer/package-lock.json; nothing to do when they are already there.
+  if [ -f "$here/viewer/node_modules/.package-lock.json" ] &&
+     cmp -s <(grep -v '"lockfileVersion"' "$here/viewer/package-lock.json" | grep '"version"') \
+            <(grep -v '"lockfileVersion"' "$here/viewer/node_modules/.package-lock.json" | grep '"version"'); then
+    echo "install-deps: viewer packages present"
+  else
+    (cd "$here/viewer" && npm ci --no-audit --no-fund --ignore-scripts)
+  fi
+fi

@@ -8,6 +8,7 @@
 #include "radiant/core/error.hpp"
 #include "radiant/io/dataset.hpp"
 #include "radiant/io/ply.hpp"
+#include "radiant/io/scene_formats.hpp"
 
 namespace radiant::app {
 
@@ -27,7 +28,7 @@ void add_info_command(CLI::App& app) {
             std::printf("%s", describe(open_dataset(*path, *options)).c_str());
             return;
         }
-        const Scene scene = read_ply(*path);
+        const Scene scene = read_scene(*path);
         const SceneStats st = compute_stats(scene);
         std::printf("%s\n", fmt::format("file        {}\n"
                                         "format      3DGS PLY\n"

@@ -8,6 +8,7 @@
 #include "radiant/core/error.hpp"
 #include "radiant/io/camera_json.hpp"
 #include "radiant/io/ply.hpp"
+#include "radiant/io/scene_formats.hpp"
 #include "render_options.hpp"
 #include "render_views.hpp"
 
@@ -33,7 +34,7 @@ void run(RenderArgs& a) {
     finish_render_options(a.render);
     if (a.demo == !a.ply.empty()) throw Error("give exactly one of --ply FILE.ply or --demo");
     const DemoScene demo = a.demo ? make_demo_scene() : DemoScene{};
-    const Scene scene = a.demo ? demo.scene : read_ply(a.ply);
+    const Scene scene = a.demo ? demo.scene : read_scene(a.ply);
     std::vector<Camera> cams;
     const int sources = int(!a.camera_json.empty()) + int(!a.eye.empty()) + int(a.orbit > 0);
     if (sources != 1)

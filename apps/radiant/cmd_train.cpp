@@ -51,6 +51,9 @@ void add_train_command(CLI::App& app) {
     cmd->add_option("--checkpoint-every", c.checkpoint_every, "checkpoint every N steps (0: at the end)")
         ->capture_default_str();
     cmd->add_option("--log-every", c.log_every, "history period for the report")->capture_default_str();
+    cmd->add_option(
+        "--export", c.export_formats,
+        "also write OUT/scene.EXT for each of these formats, comma-separated: spz, splat, compressed.ply");
     cmd->callback([a, cmd] {
         install_interrupt_handler();
         if (!a->resume.empty()) {
@@ -86,6 +89,7 @@ void add_train_command(CLI::App& app) {
             if (given("--eval-every")) c.eval_every = flags.eval_every;
             if (given("--checkpoint-every")) c.checkpoint_every = flags.checkpoint_every;
             if (given("--log-every")) c.log_every = flags.log_every;
+            if (given("--export")) c.export_formats = flags.export_formats;
         }
         if (c.strategy == "mcmc") apply_mcmc_init_recipe(c, config_text);
         const TrainResult r = train(c);

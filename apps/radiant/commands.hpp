@@ -10,5 +10,7 @@ void add_render_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
 void add_train_command(CLI::App& app);  // train and eval
 void add_bench_command(CLI::App& app);
+void add_convert_command(CLI::App& app);
+void add_view_command(CLI::App& app);
 
 }  // namespace radiant::app

@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
     radiant::app::add_demo_command(app);
     radiant::app::add_train_command(app);
     radiant::app::add_bench_command(app);
+    radiant::app::add_convert_command(app);
+    radiant::app::add_view_command(app);
     app.parse_complete_callback([&] { radiant::set_log_level(radiant::parse_log_level(log_level)); });
     try {
         app.parse(argc, argv);

@@ -37,6 +37,7 @@ void for_each_field(TrainConfig& c, F&& f) {
     f("init_opacity", c.init_opacity);
     f("init_scale", c.init_scale);
     f("memory_budget_gib", c.memory_budget_gib);
+    f("export", c.export_formats);
     f("tile_size", c.render.tile_size);
     f("radius_scale", c.render.radius_scale);
     f("alpha_cutoff", c.render.alpha_cutoff);
@@ -128,6 +129,22 @@ void apply_mcmc_init_recipe(TrainConfig& c, const std::string& config_text) {
     if (!config_sets(config_text, "init_scale")) c.init_scale = 0.1;
 }
 
+std::vector<std::string> export_extensions(const std::string& formats) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start <= formats.size() && !formats.empty()) {
+        const std::size_t comma = std::min(formats.find(',', start), formats.size());
+        std::string f = formats.substr(start, comma - start);
+        f.erase(0, f.find_first_not_of(" ."));
+        f.erase(f.find_last_not_of(' ') + 1);
+        if (f != "spz" && f != "splat" && f != "compressed.ply")
+            throw Error(fmt::format("export format '{}' is not spz, splat or compressed.ply", f));
+        out.push_back(f);
+        start = comma + 1;
+    }
+    return out;
+}
+
 void validate(const TrainConfig& c) {
     auto fail = [](const std::string& why) { throw Error("training settings: " + why); };
     if (c.data.empty()) fail("no dataset (-d DATA)");
@@ -144,6 +161,7 @@ void validate(const TrainConfig& c) {
     if (!(c.init_scale > 0 && std::isfinite(c.init_scale))) fail("init_scale must be positive");
     if (!(c.memory_budget_gib >= 0 && std::isfinite(c.memory_budget_gib)))
         fail("memory_budget_gib must be 0 (what the GPU has free) or positive");
+    export_extensions(c.export_formats);
     validate(c.render);
 }
 

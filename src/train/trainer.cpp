@@ -19,6 +19,7 @@
 #include "radiant/io/file.hpp"
 #include "radiant/io/image_io.hpp"
 #include "radiant/io/ply.hpp"
+#include "radiant/io/scene_formats.hpp"
 #include "radiant/train/backend.hpp"
 #include "radiant/train/divergence.hpp"
 #include "radiant/train/initialize.hpp"
@@ -139,7 +140,14 @@ void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
     result.test_ssim = ev.ssim;
     result.views = ev.views;
     result.gaussians = backend.size();
-    write_ply((out / "scene.ply").string(), backend.scene());
+    const Scene scene = backend.scene();
+    write_ply((out / "scene.ply").string(), scene);
+    for (const std::string& ext : export_extensions(c.export_formats)) {
+        const std::string path = (out / ("scene." + ext)).string();
+        write_scene(path, scene);
+        const QuantisationError e = quantisation_error(scene, read_scene(path));
+        log_info("exported {} (position error ≤ {:.2g}, colour error ≤ {:.2g})", path, e.position, e.colour);
+    }
     fs::create_directories(out / "renders");
     ReportData report;
     for (std::size_t k = 0; k < eval_ids.size(); ++k) {

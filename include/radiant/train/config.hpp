@@ -2,6 +2,7 @@
 // Every setting of a training run. `radiant train` fills it from flags and --config FILE.json (same keys);
 // the run writes the settings it used to OUT/config.json.
 #include <string>
+#include <vector>
 
 #include "radiant/core/render_settings.hpp"
 #include "radiant/train/densify.hpp"
@@ -33,6 +34,8 @@ struct TrainConfig {
     // GPU memory the run may use, GiB (0: 95 % of what is free when it starts). Densification stays within
     // it (MemoryCap); images that would take more than half of it are refused with a --downscale suggestion.
     double memory_budget_gib = 0;
+    // Formats written next to OUT/scene.ply at the end, comma-separated: spz, splat, compressed.ply.
+    std::string export_formats;
     RenderSettings render;
     LrConfig lr;
     AdcConfig adc;
@@ -48,6 +51,8 @@ bool config_sets(const std::string& text, const std::string& key);
 // MCMC's recipe starts from more opaque, smaller Gaussians (opacity 0.5, scale 0.1 × the neighbour
 // distance); applied by `radiant train --strategy mcmc` unless the config file sets them.
 void apply_mcmc_init_recipe(TrainConfig& config, const std::string& config_text = "");
+// The file extensions of `export_formats` ("spz,splat" → {"spz", "splat"}); Error for an unknown one.
+std::vector<std::string> export_extensions(const std::string& formats);
 // Throws Error for a setting out of range.
 void validate(const TrainConfig& config);
 

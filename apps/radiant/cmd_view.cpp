@@ -1,0 +1,190 @@
+// `radiant view SCENE -o DIR`: a viewer page for a scene — index.html, the scene, and the Spark and three.js
+// modules next to it (viewer/node_modules, from scripts/install-deps.sh --viewer) — served from 127.0.0.1.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "radiant/core/error.hpp"
+#include "radiant/io/camera_json.hpp"
+#include "radiant/io/file.hpp"
+#include "radiant/io/ply.hpp"
+#include "radiant/io/scene_formats.hpp"
+
+namespace radiant::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The page: Spark renders the scene with three.js; the camera is the one given (OpenCV: R world→camera, y
+// down, z forward; three.js looks down −z with y up, hence the flipped axes) or one framing the scene. With
+// ?fixed the canvas is the camera's size and the controls stay off, so a screenshot is that camera's image;
+// window.radiantFrame holds the PNG once the splats are sorted and drawn.
+constexpr const char* kPage = R"html(<!doctype html>
+<html><head><meta charset="utf-8"><title>radiant — @TITLE@</title>
+<style>html,body{margin:0;height:100%;background:#000;overflow:hidden}canvas{display:block}
+#info{position:fixed;left:8px;bottom:8px;color:#bbb;font:12px sans-serif;pointer-events:none}</style>
+<script type="importmap">{"imports":{"three":"./lib/three.module.js","three/addons/":"./lib/addons/",
+"@sparkjsdev/spark":"./lib/spark.module.js"}}</script></head>
+<body><div id="info">@TITLE@ · @COUNT@ Gaussians · drag to orbit, right-drag to pan, wheel to zoom</div>
+<script type="module">
+import * as THREE from "three";
+import { OrbitControls } from "three/addons/controls/OrbitControls.js";
+import { SparkRenderer, SplatMesh } from "@sparkjsdev/spark";
+const view = @VIEW@;
+const fixed = new URLSearchParams(location.search).has("fixed") && view.camera !== null;
+const cam = view.camera;
+const width = fixed ? cam.width : innerWidth, height = fixed ? cam.height : innerHeight;
+const renderer = new THREE.WebGLRenderer({ antialias: false, preserveDrawingBuffer: true });
+renderer.setPixelRatio(1);
+renderer.setSize(width, height);
+renderer.setClearColor(new THREE.Color(...view.background), 1);
+document.body.appendChild(renderer.domElement);
+const scene = new THREE.Scene();
+scene.add(new SparkRenderer({ renderer }));
+const fy = cam ? cam.fy * height / cam.height : height / (2 * Math.tan(25 * Math.PI / 180));
+const camera = new THREE.PerspectiveCamera(2 * Math.atan(height / (2 * fy)) * 180 / Math.PI, width / height, 0.01, 1e5);
+const R = cam ? cam.R : [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
+const right = new THREE.Vector3(...R[0]), down = new THREE.Vector3(...R[1]), forward = new THREE.Vector3(...R[2]);
+const centre = cam ? new THREE.Vector3(...cam.t).applyMatrix3(new THREE.Matrix3().set(...R.flat()).transpose()).negate()
+                   : new THREE.Vector3(...view.centre).addScaledVector(forward, -2.5 * view.radius);
+camera.position.copy(centre);
+camera.quaternion.setFromRotationMatrix(new THREE.Matrix4().makeBasis(right, down.clone().negate(), forward.clone().negate()));
+camera.up.copy(down).negate();
+const mesh = new SplatMesh({ url: view.scene });
+scene.add(mesh);
+await mesh.initialized;
+let controls = null, frames = 0;
+if (!fixed) {
+  controls = new OrbitControls(camera, renderer.domElement);
+  controls.target.copy(centre).addScaledVector(forward, cam ? view.radius : 2.5 * view.radius);
+  controls.update();
+  addEventListener("resize", () => {
+    camera.aspect = innerWidth / innerHeight;
+    camera.updateProjectionMatrix();
+    renderer.setSize(innerWidth, innerHeight);
+  });
+}
+renderer.setAnimationLoop(() => {
+  controls?.update();
+  renderer.render(scene, camera);
+  if (++frames === 40) {
+    window.radiantFrame = renderer.domElement.toDataURL("image/png");
+    window.radiantReady = true;
+  }
+});
+</script></body></html>
+)html";
+
+std::string replace_all(std::string s, const std::string& key, const std::string& value) {
+    for (std::size_t p; (p = s.find(key)) != std::string::npos;) s.replace(p, key.size(), value);
+    return s;
+}
+
+std::string html_escape(const std::string& s) {
+    std::string out;
+    for (char c : s) out += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
+    return out;
+}
+
+// The npm packages the page needs; RADIANT_VIEWER_MODULES overrides where they are.
+fs::path viewer_modules() {
+    if (const char* env = std::getenv("RADIANT_VIEWER_MODULES")) return env;
+    return fs::path(RADIANT_SOURCE_DIR) / "viewer" / "node_modules";
+}
+
+}  // namespace
+
+void add_view_command(CLI::App& app) {
+    struct Args {
+        std::string scene, output = "view", camera;
+        std::vector<double> background{0, 0, 0};
+    };
+    auto a = std::make_shared<Args>();
+    auto* cmd = app.add_subcommand(
+        "view", "Write a web viewer page (Spark, three.js) for a scene and say how to open it");
+    cmd->add_option("scene", a->scene, "scene: .ply, .compressed.ply, .splat or .spz")->required();
+    cmd->add_option("-o,--output", a->output, "folder for index.html, the scene and the viewer modules")
+        ->capture_default_str();
+    cmd->add_option("--camera", a->camera, "camera JSON (its first camera): the initial view");
+    cmd->add_option("--background", a->background, "background colour r,g,b in [0, 1]")->expected(3);
+    cmd->callback([a] {
+        const Scene scene = read_scene(a->scene);
+        const fs::path out(a->output), modules = viewer_modules();
+        const std::pair<const char*, const char*> files[] = {
+            {"three/build/three.module.js", "three.module.js"},
+            {"three/build/three.core.js", "three.core.js"},
+            {"three/examples/jsm/controls/OrbitControls.js", "addons/controls/OrbitControls.js"},
+            {"three/examples/jsm/postprocessing/Pass.js", "addons/postprocessing/Pass.js"},
+            {"@sparkjsdev/spark/dist/spark.module.js", "spark.module.js"}};
+        for (const auto& [from, to] : files)
+            if (!fs::exists(modules / from))
+                throw Error(fmt::format(
+                    "{} is missing: install the viewer packages with scripts/install-deps.sh --viewer "
+                    "(or point RADIANT_VIEWER_MODULES at a node_modules folder that has them)",
+                    (modules / from).string()));
+        fs::create_directories(out / "lib" / "addons" / "controls");
+        fs::create_directories(out / "lib" / "addons" / "postprocessing");
+        for (const auto& [from, to] : files)
+            fs::copy_file(modules / from, out / "lib" / to, fs::copy_options::overwrite_existing);
+        // The scene as Spark reads it: PLY, compressed PLY and .splat as they are; SPZ as v3 (gzip), the
+        // version Spark detects by content.
+        const SceneFormat format = scene_format_from_path(a->scene);
+        std::string scene_name = format == SceneFormat::compressed_ply ? "scene.compressed.ply"
+                                 : format == SceneFormat::splat        ? "scene.splat"
+                                 : format == SceneFormat::spz          ? "scene.spz"
+                                                                       : "scene.ply";
+        if (format == SceneFormat::spz)
+            write_file_atomic((out / scene_name).string(), encode_spz(scene, 3));
+        else
+            fs::copy_file(a->scene, out / scene_name, fs::copy_options::overwrite_existing);
+        // Framing: the middle 90 % of the means on each axis, so far-off floaters do not shrink the scene.
+        nlohmann::json view;
+        view["scene"] = "./" + scene_name;
+        view["background"] = a->background;
+        std::vector<double> centre(3), extent(3);
+        for (int d = 0; d < 3; ++d) {
+            std::vector<float> v;
+            for (std::size_t i = 0; i < scene.size(); ++i) v.push_back(scene.means[3 * i + std::size_t(d)]);
+            std::sort(v.begin(), v.end());
+            const double lo = v.empty() ? 0 : v[v.size() / 20],
+                         hi = v.empty() ? 0 : v[v.size() - 1 - v.size() / 20];
+            centre[std::size_t(d)] = (lo + hi) / 2;
+            extent[std::size_t(d)] = hi - lo;
+        }
+        view["centre"] = centre;
+        view["radius"] = std::max({0.5 * std::hypot(extent[0], extent[1], extent[2]), 1e-3});
+        view["camera"] = nullptr;
+        if (!a->camera.empty()) {
+            const Camera c = read_cameras_json(a->camera).at(0);
+            nlohmann::json cj;
+            cj["width"] = c.width;
+            cj["height"] = c.height;
+            cj["fx"] = c.fx;
+            cj["fy"] = c.fy;
+            cj["R"] = {{c.R[0][0], c.R[0][1], c.R[0][2]},
+                       {c.R[1][0], c.R[1][1], c.R[1][2]},
+                       {c.R[2][0], c.R[2][1], c.R[2][2]}};
+            cj["t"] = {c.t.x, c.t.y, c.t.z};
+            view["camera"] = cj;
+        }
+        const std::string title = html_escape(fs::path(a->scene).filename().string());
+        std::string page = replace_all(kPage, "@TITLE@", title);
+        page = replace_all(page, "@COUNT@", std::to_string(scene.size()));
+        page = replace_all(page, "@VIEW@", view.dump());
+        write_file_atomic((out / "index.html").string(), page);
+        std::printf(
+            "wrote %s (%zu Gaussians). Browsers load its modules over HTTP only; serve the folder and open "
+            "it:\n"
+            "  python3 -m http.server 8000 --bind 127.0.0.1 --directory %s\n"
+            "  then http://127.0.0.1:8000/ (add ?fixed for exactly the --camera view)\n",
+            (out / "index.html").string().c_str(), scene.size(), out.string().c_str());
+    });
+}
+
+}  // namespace radiant::app
