@@ -4,8 +4,10 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "radiant/core/error.hpp"
+#include "radiant/core/scene.hpp"
 
 namespace radiant::detail {
 
@@ -53,6 +55,20 @@ class ByteReader {
     std::size_t pos_ = 0;
 };
 
+// A decoded scene must be one radiant can use: every value finite, no zero rotation (IoError naming the
+// file).
+inline Scene checked_scene(Scene s, const std::string& name) {
+    try {
+        validate(s, "decoded scene");
+    } catch (const IoError&) {
+        throw;
+    } catch (const Error& e) {
+        throw IoError(name, e.what());
+    }
+    return s;
+}
+
+// Quantising to 8 bits; callers pass finite values (encoders validate their scene first).
 inline std::uint8_t to_u8(double v) {
     return std::uint8_t(v <= 0 ? 0 : v >= 255 ? 255 : v + 0.5);
 }

@@ -10,6 +10,7 @@
 namespace radiant {
 
 std::string encode_splat(const Scene& s) {
+    validate(s, "scene to write as .splat");
     std::string out;
     out.reserve(s.size() * 32);
     const std::size_t k = std::size_t(s.sh_coeffs()) * 3;
@@ -52,9 +53,7 @@ Scene decode_splat(std::string_view bytes, const std::string& name) {
             throw IoError(name, fmt::format("splat {}: zero rotation", i));
         for (int c = 0; c < 4; ++c) s.quats[4 * i + std::size_t(c)] = q[c];
     }
-    for (float v : s.means)
-        if (!std::isfinite(v)) throw IoError(name, "a position is not finite");
-    return s;
+    return detail::checked_scene(std::move(s), name);
 }
 
 }  // namespace radiant

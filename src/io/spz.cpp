@@ -212,6 +212,7 @@ std::size_t checked_size(std::size_t n, std::size_t per, const std::string& name
 
 std::string encode_spz(const Scene& s, int version) {
     RADIANT_CHECK(version >= 2 && version <= 4, "SPZ version must be 2, 3 or 4");
+    validate(s, "scene to write as SPZ");
     SpzStreams p = pack(s);
     if (version == 2) {  // 3-byte rotations: x y z of the quaternion with w ≥ 0
         p.rotations.clear();
@@ -304,7 +305,7 @@ Scene decode_spz(std::string_view bytes, const std::string& name) {
             *blocks[b] = std::move(out);
         }
     }
-    return unpack(p, n, h.degree, h.fractional_bits, int(h.version));
+    return detail::checked_scene(unpack(p, n, h.degree, h.fractional_bits, int(h.version)), name);
 }
 
 }  // namespace radiant

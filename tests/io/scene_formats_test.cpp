@@ -154,6 +154,25 @@ TEST(SceneFormats, DamagedFilesAreErrorsNamingTheFile) {
     expect_error(decode_splat, splat.substr(0, 33), "partial splat");
 }
 
+// fuzz_scene_formats' first finding: a compressed PLY whose colour bounds are NaN decoded to NaN SH, which
+// the SPZ writer then cast to uint8 (undefined). Decoders now refuse non-finite values; writers validate
+// first.
+TEST(SceneFormats, FuzzFindingNonFiniteBoundsIsAnError) {
+    const std::string path =
+        std::string(RADIANT_TEST_DATA) + "/fuzz_findings/compressed_ply_nan_bounds.compressed.ply";
+    try {
+        read_scene(path);
+        ADD_FAILURE() << "no error";
+    } catch (const IoError& e) {
+        EXPECT_NE(std::string(e.what()).find("is not finite"), std::string::npos) << e.what();
+    }
+    Scene s = sample(1, 3);
+    s.sh[4] = NAN;
+    EXPECT_THROW(encode_spz(s), Error);
+    EXPECT_THROW(encode_splat(s), Error);
+    EXPECT_THROW(encode_compressed_ply(s), Error);
+}
+
 TEST(SceneFormats, ReadAndWriteByExtension) {
     test::TempDir dir;
     const Scene s = sample(3, 50);
