@@ -1,0 +1,99 @@
+#pragma once
+// The `ray` shading model (DESIGN.md §2, issue 8): a Gaussian's maximum response along a pixel's ray. In the
+// Gaussian's whitened frame L = S⁻¹Rᵀ the ray is o_l + t·d_l with o_l = L(origin − μ), d_l = L·dir; the
+// response peaks at t* = −(o_l·d_l)/|d_l|², at the point c = o_l + t*·d_l, with α = o·exp(−½|c|²) (0 when
+// t* ≤ 0: the peak is behind the camera). Written once for the CPU reference and the CUDA kernels.
+#include <cmath>
+
+#include "radiant/core/distortion.hpp"
+#include "radiant/core/hd.hpp"
+#include "radiant/core/quat.hpp"
+#include "radiant/core/vec.hpp"
+
+namespace radiant {
+
+template <class T>
+struct RayResponse {
+    T alpha = 0;    // o·exp(−½|c|²), before any cap or cutoff
+    T falloff = 0;  // exp(−½|c|²)
+    T t_star = 0;   // ray parameter of the peak (dir need not be unit: in units of |dir|)
+    Vec3<T> c{};    // whitened closest-approach point
+    bool in_front = false;
+};
+
+// L = S⁻¹Rᵀ: row i is column i of R divided by scale i.
+template <class T>
+RADIANT_HD Mat3<T> whitening(Vec3<T> log_scale, Vec4<T> quat) {
+    const Mat3<T> r = quat_to_rotmat(quat);
+    const T inv[3] = {std::exp(-log_scale.x), std::exp(-log_scale.y), std::exp(-log_scale.z)};
+    Mat3<T> l;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) l.m[i][j] = inv[i] * r.m[j][i];
+    return l;
+}
+
+template <class T>
+RADIANT_HD RayResponse<T> ray_response(const Mat3<T>& l, Vec3<T> mean, T opacity, Vec3<T> origin,
+                                       Vec3<T> dir) {
+    RayResponse<T> h;
+    const Vec3<T> o_l = l * (origin - mean), d_l = l * dir;
+    const T dd = dot(d_l, d_l);
+    if (!(dd > T(0))) return h;
+    h.t_star = -dot(o_l, d_l) / dd;
+    if (!(h.t_star > T(0))) return h;
+    h.in_front = true;
+    h.c = o_l + h.t_star * d_l;
+    h.falloff = std::exp(T(-0.5) * dot(h.c, h.c));
+    h.alpha = opacity * h.falloff;
+    return h;
+}
+
+template <class T>
+struct RayResponseGrads {
+    Vec3<T> v_mean{}, v_log_scale{};
+    Vec4<T> v_quat{};
+    T v_opacity = 0;  // ∂/∂opacity (not its logit)
+};
+
+// ∂/∂(mean, log-scale, quaternion, opacity) from v_alpha = ∂loss/∂α for a hit in front. t* drops out
+// (envelope theorem): ∂α/∂o_l = −α·c, ∂α/∂d_l = −α·t*·c.
+template <class T>
+RADIANT_HD RayResponseGrads<T> ray_response_vjp(Vec3<T> mean, Vec3<T> log_scale, Vec4<T> quat, Vec3<T> origin,
+                                                Vec3<T> dir, const RayResponse<T>& h, T v_alpha) {
+    RayResponseGrads<T> g;
+    if (!h.in_front) return g;
+    g.v_opacity = v_alpha * h.falloff;
+    const Mat3<T> l = whitening(log_scale, quat);
+    const Vec3<T> v_ol = (-v_alpha * h.alpha) * h.c, v_dl = (-v_alpha * h.alpha * h.t_star) * h.c;
+    const Vec3<T> u = origin - mean;
+    g.v_mean = T(-1) * (transpose(l) * v_ol);
+    // ∂/∂L = v_ol uᵀ + v_dl dirᵀ; L_ij = s_i⁻¹ R_ji.
+    Mat3<T> v_l;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) v_l.m[i][j] = v_ol[i] * u[j] + v_dl[i] * dir[j];
+    const T inv[3] = {std::exp(-log_scale.x), std::exp(-log_scale.y), std::exp(-log_scale.z)};
+    Mat3<T> v_r;
+    T v_ls[3] = {0, 0, 0};
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            v_ls[i] -= v_l.m[i][j] * l.m[i][j];
+            v_r.m[j][i] = v_l.m[i][j] * inv[i];
+        }
+    g.v_log_scale = {v_ls[0], v_ls[1], v_ls[2]};
+    g.v_quat = quat_to_rotmat_vjp(quat, v_r);
+    return g;
+}
+
+// Direction (camera frame, z = 1) of the ray through pixel (px, py) — pixel centres at +0.5 — through the
+// full lens model: the distorted normalised point is undistorted by Newton iteration. False where the model
+// cannot be inverted (outside its valid region): such a pixel gets no ray.
+template <class T>
+RADIANT_HD bool camera_ray(T fx, T fy, T cx, T cy, const Distortion<T>& d, T px, T py, Vec3<T>& dir) {
+    const Vec2<T> pd{(px + T(0.5) - cx) / fx, (py + T(0.5) - cy) / fy};
+    Vec2<T> p;
+    if (!undistort(d, pd, p)) return false;
+    dir = {p.x, p.y, T(1)};
+    return true;
+}
+
+}  // namespace radiant

@@ -1,0 +1,99 @@
+// The `ray` shading model's per-Gaussian response (issue 8): its values, and its analytic gradient against
+// central differences in double for every parameter group.
+#include "radiant/core/ray_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace radiant {
+namespace {
+
+struct Case {
+    Vec3<double> mean, log_scale, origin, dir;
+    Vec4<double> quat;
+    double opacity;
+};
+
+double alpha_of(const Case& k) {
+    return ray_response(whitening(k.log_scale, k.quat), k.mean, k.opacity, k.origin, k.dir).alpha;
+}
+
+TEST(RayModel, PeakResponseValues) {
+    Case k{{0, 0, 5}, {std::log(0.5), std::log(0.5), std::log(0.5)}, {0, 0, 0}, {0, 0, 1}, {1, 0, 0, 0}, 0.8};
+    EXPECT_NEAR(alpha_of(k), 0.8, 1e-12);  // through the mean: the full opacity
+    k.origin = {0.5, 0, 0};                // one σ beside it: exp(−½)
+    EXPECT_NEAR(alpha_of(k), 0.8 * std::exp(-0.5), 1e-12);
+    const RayResponse<double> h =
+        ray_response(whitening(k.log_scale, k.quat), k.mean, k.opacity, k.origin, k.dir);
+    EXPECT_NEAR(h.t_star, 5.0, 1e-12);
+    k.dir = {0, 0, -1};  // looking away: the peak is behind the camera
+    EXPECT_EQ(alpha_of(k), 0.0);
+    // An elongated, rotated Gaussian (90° about z: its long x axis along world y) seen from the side.
+    Case e{{0, 0, 5}, {std::log(2.0), std::log(0.1), std::log(0.1)}, {0, 1, 0},
+           {0, 0, 1}, {std::sqrt(0.5), 0, 0, std::sqrt(0.5)},        1.0};
+    EXPECT_NEAR(alpha_of(e), std::exp(-0.5 * 0.25), 1e-12);  // 1 along the 2-σ axis = 0.5 σ
+}
+
+TEST(RayModel, GradientsMatchCentralDifferences) {
+    std::mt19937 rng(5);
+    std::normal_distribution<double> n(0, 1);
+    int checked = 0;
+    for (int trial = 0; trial < 200 && checked < 60; ++trial) {
+        Case k{{0.3 * n(rng), 0.3 * n(rng), 4 + n(rng)},
+               {-1 + 0.3 * n(rng), -1 + 0.3 * n(rng), -1 + 0.3 * n(rng)},
+               {0.2 * n(rng), 0.2 * n(rng), 0.2 * n(rng)},
+               {0.1 * n(rng), 0.1 * n(rng), 1},
+               {1 + 0.3 * n(rng), 0.3 * n(rng), 0.3 * n(rng), 0.3 * n(rng)},
+               0.7};
+        const RayResponse<double> h =
+            ray_response(whitening(k.log_scale, k.quat), k.mean, k.opacity, k.origin, k.dir);
+        if (h.alpha < 1e-3) continue;  // far from every ray: nothing to check
+        ++checked;
+        const double v_alpha = 1.3;
+        const RayResponseGrads<double> g =
+            ray_response_vjp(k.mean, k.log_scale, k.quat, k.origin, k.dir, h, v_alpha);
+        const double eps = 1e-6;
+        auto fd = [&](auto&& poke) {
+            Case a = k, b = k;
+            poke(a, eps);
+            poke(b, -eps);
+            return v_alpha * (alpha_of(a) - alpha_of(b)) / (2 * eps);
+        };
+        for (int c = 0; c < 3; ++c) {
+            EXPECT_NEAR(g.v_mean[c], fd([&](Case& x, double e) { x.mean[c] += e; }), 1e-6) << "mean " << c;
+            EXPECT_NEAR(g.v_log_scale[c], fd([&](Case& x, double e) { x.log_scale[c] += e; }), 1e-6)
+                << "scale " << c;
+        }
+        for (int c = 0; c < 4; ++c)
+            EXPECT_NEAR(g.v_quat[c], fd([&](Case& x, double e) { x.quat[c] += e; }), 1e-6) << "quat " << c;
+        EXPECT_NEAR(g.v_opacity, fd([&](Case& x, double e) { x.opacity += e; }), 1e-6);
+    }
+    EXPECT_GE(checked, 30);
+}
+
+TEST(RayModel, CameraRaysInvertTheLensModel) {
+    // A pixel's ray, pushed back through the distortion and the intrinsics, lands on the pixel centre.
+    for (CameraModel model : {CameraModel::pinhole, CameraModel::opencv, CameraModel::fisheye}) {
+        Distortion<double> d;
+        d.model = model;
+        if (model == CameraModel::opencv) {
+            const double k[8] = {-0.12, 0.03, 0.001, -0.002, 0.004, 0.01, -0.002, 0.001};
+            for (int i = 0; i < 8; ++i) d.k[i] = k[i];
+        } else if (model == CameraModel::fisheye) {
+            const double k[4] = {0.05, -0.01, 0.002, -0.0005};
+            for (int i = 0; i < 4; ++i) d.k[i] = k[i];
+        }
+        for (double px : {0.0, 101.0, 319.0})
+            for (double py : {0.0, 77.0, 239.0}) {
+                Vec3<double> dir;
+                ASSERT_TRUE(camera_ray(250.0, 260.0, 160.0, 120.0, d, px, py, dir));
+                const Vec2<double> back = distort(d, Vec2<double>{dir.x / dir.z, dir.y / dir.z});
+                EXPECT_NEAR(250.0 * back.x + 160.0, px + 0.5, 1e-7);
+                EXPECT_NEAR(260.0 * back.y + 120.0, py + 0.5, 1e-7);
+            }
+    }
+}
+
+}  // namespace
+}  // namespace radiant
