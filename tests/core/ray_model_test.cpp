@@ -95,5 +95,56 @@ TEST(RayModel, CameraRaysInvertTheLensModel) {
     }
 }
 
+// The silhouette bounds against brute force: every image-plane direction whose ray reaches α ≥ cutoff lies
+// inside them (the binning may never miss a pixel), and they are tight (each edge is reached).
+TEST(RayModel, SilhouetteBoundsCoverEveryRayThatReachesTheCutoff) {
+    std::mt19937 rng(9);
+    std::normal_distribution<double> n(0, 1);
+    const double cutoff = 1.0 / 255;
+    int bounded = 0;
+    for (int trial = 0; trial < 40; ++trial) {
+        const Vec3<double> mean{0.4 * n(rng), 0.4 * n(rng), 3 + 0.5 * n(rng)};
+        const Vec3<double> log_scale{-1.5 + 0.5 * n(rng), -1.5 + 0.5 * n(rng), -1.5 + 0.5 * n(rng)};
+        const Vec4<double> quat{n(rng), n(rng), n(rng), n(rng)};
+        const double opacity = 0.05 + 0.9 * std::abs(std::tanh(n(rng)));
+        const Mat3<double> l = whitening(log_scale, quat);
+        const Mat3<double> r = quat_to_rotmat(quat);
+        Mat3<double> s2;
+        for (int i = 0; i < 3; ++i) s2.m[i][i] = std::exp(2 * log_scale[i]);
+        const Mat3<double> cov = r * s2 * transpose(r);  // camera frame = world frame here
+        const SilhouetteBounds<double> b = ray_silhouette(mean, cov, opacity, cutoff);
+        ASSERT_NE(b.kind, Silhouette::culled);
+        if (b.kind != Silhouette::bounded) continue;
+        ++bounded;
+        double seen_x0 = 1e9, seen_x1 = -1e9, seen_y0 = 1e9, seen_y1 = -1e9;
+        const int steps = 400;
+        const double lo_x = b.x0 - 0.2, hi_x = b.x1 + 0.2, lo_y = b.y0 - 0.2, hi_y = b.y1 + 0.2;
+        for (int i = 0; i <= steps; ++i)
+            for (int j = 0; j <= steps; ++j) {
+                const double x = lo_x + (hi_x - lo_x) * i / steps, y = lo_y + (hi_y - lo_y) * j / steps;
+                const RayResponse<double> h = ray_response(l, mean, opacity, {0, 0, 0}, {x, y, 1});
+                if (h.alpha < cutoff) continue;
+                EXPECT_GE(x, b.x0 - 1e-9);
+                EXPECT_LE(x, b.x1 + 1e-9);
+                EXPECT_GE(y, b.y0 - 1e-9);
+                EXPECT_LE(y, b.y1 + 1e-9);
+                seen_x0 = std::min(seen_x0, x), seen_x1 = std::max(seen_x1, x);
+                seen_y0 = std::min(seen_y0, y), seen_y1 = std::max(seen_y1, y);
+            }
+        const double cell = 2 * std::max((hi_x - lo_x), (hi_y - lo_y)) / steps;
+        EXPECT_NEAR(seen_x0, b.x0, cell) << trial;
+        EXPECT_NEAR(seen_x1, b.x1, cell) << trial;
+        EXPECT_NEAR(seen_y0, b.y0, cell) << trial;
+        EXPECT_NEAR(seen_y1, b.y1, cell) << trial;
+    }
+    EXPECT_GE(bounded, 30);
+    // Behind the camera: culled; straddling the camera plane: unbounded.
+    Mat3<double> small;
+    small.m[0][0] = small.m[1][1] = small.m[2][2] = 0.01;
+    EXPECT_EQ(ray_silhouette<double>({0, 0, -3}, small, 0.9, cutoff).kind, Silhouette::culled);
+    EXPECT_EQ(ray_silhouette<double>({0, 0, 0.1}, small, 0.9, cutoff).kind, Silhouette::unbounded);
+    EXPECT_EQ(ray_silhouette<double>({0, 0, 3}, small, 0.003, cutoff).kind, Silhouette::culled);
+}
+
 }  // namespace
 }  // namespace radiant

@@ -84,6 +84,43 @@ RADIANT_HD RayResponseGrads<T> ray_response_vjp(Vec3<T> mean, Vec3<T> log_scale,
     return g;
 }
 
+// Where in the image plane (normalised coordinates x = X/Z, y = Y/Z, before any lens distortion) a Gaussian
+// can reach α ≥ cutoff under the ray model: the exact bounding box of the perspective silhouette of its
+// iso-ellipsoid |L(x − μ)|² ≤ 2 ln(o / cutoff). In camera coordinates (mean m, shape M = R Σ Rᵀ · r²) the
+// image line x = u is tangent where (m_x − u m_z)² = M_xx − 2u M_xz + u² M_zz, a quadratic in u; likewise y.
+enum class Silhouette { culled, bounded, unbounded };
+template <class T>
+struct SilhouetteBounds {
+    Silhouette kind = Silhouette::culled;
+    T x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+};
+
+// mean_cam = R_wc μ + t; cov_cam = R_wc Σ R_wcᵀ (Σ = R S² Rᵀ of the Gaussian).
+template <class T>
+RADIANT_HD SilhouetteBounds<T> ray_silhouette(Vec3<T> mean_cam, const Mat3<T>& cov_cam, T opacity, T cutoff) {
+    SilhouetteBounds<T> b;
+    if (!(opacity > cutoff)) return b;  // never reaches the cutoff
+    const T r2 = T(2) * std::log(opacity / cutoff);
+    const T mzz = cov_cam.m[2][2] * r2;
+    const T a = mean_cam.z * mean_cam.z - mzz;
+    if (!(a > T(0))) {
+        b.kind = Silhouette::unbounded;  // the iso-ellipsoid reaches the camera plane
+        return b;
+    }
+    if (mean_cam.z < T(0)) return b;  // wholly behind the camera: every peak has t* < 0
+    auto roots = [&](T m, T mxz, T mxx, T& lo, T& hi) {
+        const T half_b = m * mean_cam.z - mxz * r2, c = m * m - mxx * r2;
+        const T disc = half_b * half_b - a * c;
+        const T s = std::sqrt(disc > T(0) ? disc : T(0));
+        lo = (half_b - s) / a;
+        hi = (half_b + s) / a;
+    };
+    roots(mean_cam.x, cov_cam.m[0][2], cov_cam.m[0][0], b.x0, b.x1);
+    roots(mean_cam.y, cov_cam.m[1][2], cov_cam.m[1][1], b.y0, b.y1);
+    b.kind = Silhouette::bounded;
+    return b;
+}
+
 // Direction (camera frame, z = 1) of the ray through pixel (px, py) — pixel centres at +0.5 — through the
 // full lens model: the distorted normalised point is undistorted by Newton iteration. False where the model
 // cannot be inverted (outside its valid region): such a pixel gets no ray.
