@@ -17,7 +17,7 @@ namespace {
 constexpr std::uint32_t kSpzMagic = 0x5053474e;  // "NGSP"
 constexpr double kSpzColourScale = 0.15;
 constexpr int kFractionalBits = 12;
-// Decoded SPZ payloads are at most this large (2^28 ≈ 268 M bytes): a header may not make us allocate more.
+// Decoded SPZ payloads are at most 2 GiB: a header may not make us allocate more.
 constexpr std::size_t kMaxSpzBytes = std::size_t(1) << 31;
 
 int rest_count(int degree) {
