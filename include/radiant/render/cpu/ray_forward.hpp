@@ -1,0 +1,50 @@
+#pragma once
+// The CPU reference forward for the `ray` shading model (issue 8, DESIGN.md §2): per-pixel rays through the
+// full lens model (no undistortion of the image), α from each Gaussian's peak along the ray, binned by the
+// exact silhouette of its α = alpha_cutoff iso-ellipsoid, composited front to back like `ewa`.
+// Not yet wired into the trainer or the CLI (the backward and the CUDA path come next).
+#include <vector>
+
+#include "radiant/core/camera.hpp"
+#include "radiant/core/ray_model.hpp"
+#include "radiant/core/render_settings.hpp"
+#include "radiant/core/scene.hpp"
+#include "radiant/core/vec.hpp"
+#include "radiant/render/forward.hpp"
+
+namespace radiant::cpu {
+
+// Per camera: each pixel's ray direction (camera frame, z = 1; valid = false where the lens model cannot be
+// inverted) and each tile's bounds in the undistorted image plane over all of its pixel centres — so a tile
+// is tested against a silhouette conservatively whatever the distortion.
+template <class T>
+struct RayCamera {
+    std::vector<Vec3<T>> dirs;        // [H·W]
+    std::vector<std::uint8_t> valid;  // [H·W]
+    std::vector<T> tile_bounds;       // [tiles, 4]: x0 x1 y0 y1 (x0 > x1: no valid pixel)
+    std::vector<T> col_bounds,
+        row_bounds;  // [tiles_x, 2] x range of a tile column, [tiles_y, 2] y range of a row
+};
+template <class T>
+RayCamera<T> ray_camera(const Camera& camera, const TileGrid& grid);
+
+// Per Gaussian, besides Projected's depth, opacity, colour and tile rect: its camera-frame mean and
+// whitening.
+template <class T>
+struct RayProjected {
+    std::vector<Vec3<T>> means;               // camera frame
+    std::vector<Mat3<T>> whitening;           // camera frame: o_l = L(0 − m), d_l = L·dir
+    std::vector<SilhouetteBounds<T>> bounds;  // undistorted image plane
+};
+
+template <class T>
+void project_ray(const SceneT<T>& scene, const Camera& camera, const RenderSettings& settings,
+                 const RayCamera<T>& rays, const TileGrid& grid, Projected<T>& out, RayProjected<T>& ray);
+
+// validate, rays, project, bin (every tile of each rect whose undistorted bounds meet the silhouette), sort,
+// raster. out.trace as for `ewa`.
+template <class T>
+ForwardResult<T> render_forward_ray(const SceneT<T>& scene, const Camera& camera,
+                                    const RenderSettings& settings);
+
+}  // namespace radiant::cpu

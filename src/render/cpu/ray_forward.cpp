@@ -1,0 +1,250 @@
+// CPU reference forward for the `ray` model (ray_forward.hpp).
+#include "radiant/render/cpu/ray_forward.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <numeric>
+
+#include "radiant/core/composite.hpp"
+#include "radiant/core/distortion.hpp"
+#include "radiant/core/error.hpp"
+#include "radiant/core/ray_model.hpp"
+#include "radiant/core/sh.hpp"
+
+namespace radiant::cpu {
+
+template <class T>
+RayCamera<T> ray_camera(const Camera& camera, const TileGrid& grid) {
+    RayCamera<T> r;
+    const int w = grid.width, h = grid.height;
+    r.dirs.assign(std::size_t(w) * std::size_t(h), {});
+    r.valid.assign(r.dirs.size(), 0);
+    const Distortion<T> d = distortion_of<T>(camera);
+    const T inf = std::numeric_limits<T>::infinity();
+    r.tile_bounds.assign(4 * std::size_t(grid.tile_count()), T(0));
+    for (std::size_t t = 0; t < std::size_t(grid.tile_count()); ++t) {
+        r.tile_bounds[4 * t] = r.tile_bounds[4 * t + 2] = inf;
+        r.tile_bounds[4 * t + 1] = r.tile_bounds[4 * t + 3] = -inf;
+    }
+#pragma omp parallel for schedule(dynamic)
+    for (int tile = 0; tile < grid.tile_count(); ++tile) {
+        const int tx = tile % grid.tiles_x, ty = tile / grid.tiles_x, ts = grid.tile_size;
+        T* b = r.tile_bounds.data() + 4 * std::size_t(tile);
+        for (int y = ty * ts; y < std::min(h, (ty + 1) * ts); ++y)
+            for (int x = tx * ts; x < std::min(w, (tx + 1) * ts); ++x) {
+                const std::size_t pix = std::size_t(y) * std::size_t(w) + std::size_t(x);
+                Vec3<T> dir;
+                if (!camera_ray(T(camera.fx), T(camera.fy), T(camera.cx), T(camera.cy), d, T(x), T(y), dir))
+                    continue;
+                r.dirs[pix] = dir;
+                r.valid[pix] = 1;
+                b[0] = std::min(b[0], dir.x), b[1] = std::max(b[1], dir.x);
+                b[2] = std::min(b[2], dir.y), b[3] = std::max(b[3], dir.y);
+            }
+    }
+    r.col_bounds.assign(2 * std::size_t(grid.tiles_x), T(0));
+    r.row_bounds.assign(2 * std::size_t(grid.tiles_y), T(0));
+    for (int i = 0; i < grid.tiles_x; ++i)
+        r.col_bounds[2 * std::size_t(i)] = inf, r.col_bounds[2 * std::size_t(i) + 1] = -inf;
+    for (int i = 0; i < grid.tiles_y; ++i)
+        r.row_bounds[2 * std::size_t(i)] = inf, r.row_bounds[2 * std::size_t(i) + 1] = -inf;
+    for (int tile = 0; tile < grid.tile_count(); ++tile) {
+        const std::size_t tx = std::size_t(tile % grid.tiles_x), ty = std::size_t(tile / grid.tiles_x);
+        const T* b = r.tile_bounds.data() + 4 * std::size_t(tile);
+        r.col_bounds[2 * tx] = std::min(r.col_bounds[2 * tx], b[0]);
+        r.col_bounds[2 * tx + 1] = std::max(r.col_bounds[2 * tx + 1], b[1]);
+        r.row_bounds[2 * ty] = std::min(r.row_bounds[2 * ty], b[2]);
+        r.row_bounds[2 * ty + 1] = std::max(r.row_bounds[2 * ty + 1], b[3]);
+    }
+    return r;
+}
+
+namespace {
+
+// The first and one-past-last index whose [lo, hi] range meets [a, b] (conservative superset: min to max).
+template <class T>
+void overlapping(const std::vector<T>& ranges, T a, T b, int& first, int& end) {
+    first = 0;
+    end = 0;
+    const int n = int(ranges.size() / 2);
+    for (int i = 0; i < n; ++i)
+        if (ranges[2 * std::size_t(i)] <= b && ranges[2 * std::size_t(i) + 1] >= a) {
+            if (end == 0) first = i;
+            end = i + 1;
+        }
+}
+
+}  // namespace
+
+template <class T>
+void project_ray(const SceneT<T>& scene, const Camera& camera, const RenderSettings& settings,
+                 const RayCamera<T>& rays, const TileGrid& grid, Projected<T>& out, RayProjected<T>& ray) {
+    const std::size_t n = scene.size();
+    out.means2d.assign(n, {});
+    out.conics.assign(n, {});
+    out.depths.assign(n, T(0));
+    out.opacities.assign(n, T(0));
+    out.extent_sq.assign(n, T(0));
+    out.colours.assign(n, {});
+    out.tile_rects.assign(n, {});
+    out.radii.assign(n, 0);
+    ray.means.assign(n, {});
+    ray.whitening.assign(n, {});
+    ray.bounds.assign(n, {});
+    const PinholeParams<T> cam = pinhole_params<T>(camera);
+    const Vec3<T> centre = cast<T>(camera.centre());
+    const int degree = std::min(settings.sh_degree, scene.sh_degree);
+    const T cutoff = T(settings.alpha_cutoff);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < std::int64_t(n); ++i) {
+        const std::size_t g = std::size_t(i);
+        const Vec3<T> m = cam.R * scene.mean(g) + cam.t;
+        const T opacity = sigmoid(scene.opacity_logits[g]);
+        const Mat3<T> l_world = whitening(scene.log_scale(g), scene.quat(g));
+        const Mat3<T> r = quat_to_rotmat(scene.quat(g));
+        Mat3<T> s2;
+        for (int k = 0; k < 3; ++k) s2.m[k][k] = std::exp(T(2) * scene.log_scale(g)[k]);
+        const Mat3<T> cov = cam.R * (r * s2 * transpose(r)) * transpose(cam.R);
+        const SilhouetteBounds<T> b = ray_silhouette(m, cov, opacity, cutoff);
+        if (b.kind == Silhouette::culled || !(m.z > T(settings.near_plane)) || !(m.z < T(settings.far_plane)))
+            continue;
+        TileRect rect{0, 0, grid.tiles_x, grid.tiles_y};
+        if (b.kind == Silhouette::bounded) {
+            overlapping(rays.col_bounds, b.x0, b.x1, rect.x0, rect.x1);
+            overlapping(rays.row_bounds, b.y0, b.y1, rect.y0, rect.y1);
+        }
+        if (rect.empty()) continue;
+        const Vec3<T> colour = sh_to_colour(degree, scene.sh_of(g), normalize(scene.mean(g) - centre));
+        if (!(std::isfinite(colour.x) && std::isfinite(colour.y) && std::isfinite(colour.z))) continue;
+        out.depths[g] = m.z;
+        out.opacities[g] = opacity;
+        out.colours[g] = colour;
+        out.tile_rects[g] = rect;
+        out.radii[g] = 1;  // visible; the ray model has no screen radius
+        ray.means[g] = m;
+        ray.whitening[g] = l_world * transpose(cam.R);
+        ray.bounds[g] = b;
+    }
+}
+
+template <class T>
+ForwardResult<T> render_forward_ray(const SceneT<T>& scene, const Camera& camera,
+                                    const RenderSettings& settings) {
+    validate(settings);
+    validate(camera, camera.name.empty() ? "camera" : "camera " + camera.name);
+    const std::size_t nk = scene.size() * std::size_t(scene.sh_coeffs());
+    RADIANT_CHECK(scene.means.size() == 3 * scene.size() && scene.log_scales.size() == 3 * scene.size() &&
+                      scene.quats.size() == 4 * scene.size() && scene.sh.size() == 3 * nk,
+                  "scene arrays disagree with its Gaussian count");
+    ForwardResult<T> out;
+    out.grid = TileGrid(camera.width, camera.height, settings.tile_size);
+    const TileGrid& grid = out.grid;
+    const RayCamera<T> rays = ray_camera<T>(camera, grid);
+    RayProjected<T> ray;
+    project_ray(scene, camera, settings, rays, grid, out.projected, ray);
+    const Projected<T>& pr = out.projected;
+
+    // Bin: every tile of the rect whose own undistorted bounds meet the silhouette (unbounded: all of them).
+    const std::size_t n = pr.size();
+    std::vector<std::pair<std::uint64_t, std::int32_t>> items;
+    for (std::size_t g = 0; g < n; ++g) {
+        if (!pr.visible(g)) continue;
+        const SilhouetteBounds<T>& b = ray.bounds[g];
+        const std::uint64_t depth_bits = std::bit_cast<std::uint32_t>(float(pr.depths[g]));
+        const TileRect& rect = pr.tile_rects[g];
+        for (int ty = rect.y0; ty < rect.y1; ++ty)
+            for (int tx = rect.x0; tx < rect.x1; ++tx) {
+                const int tile = ty * grid.tiles_x + tx;
+                const T* tb = rays.tile_bounds.data() + 4 * std::size_t(tile);
+                if (b.kind == Silhouette::bounded &&
+                    (tb[0] > b.x1 || tb[1] < b.x0 || tb[2] > b.y1 || tb[3] < b.y0))
+                    continue;
+                items.push_back({(std::uint64_t(tile) << 32) | depth_bits, std::int32_t(g)});
+            }
+    }
+    std::sort(items.begin(), items.end());
+    TileLists& lists = out.lists;
+    lists.isect_keys.resize(items.size());
+    lists.isect_gids.resize(items.size());
+    lists.tile_ranges.assign(2 * std::size_t(grid.tile_count()), 0);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        lists.isect_keys[i] = items[i].first;
+        lists.isect_gids[i] = items[i].second;
+        const std::size_t tile = std::size_t(items[i].first >> 32);
+        if (i == 0 || (items[i - 1].first >> 32) != tile) lists.tile_ranges[2 * tile] = std::int32_t(i);
+        lists.tile_ranges[2 * tile + 1] = std::int32_t(i + 1);
+    }
+
+    // Raster: as `ewa`'s, with α from each Gaussian's peak along the pixel's ray.
+    const int w = grid.width, h = grid.height;
+    const std::size_t n_pix = std::size_t(w) * std::size_t(h);
+    out.rgb = Image<T>(w, h, 3);
+    out.alpha = Image<T>(w, h, 1);
+    out.depth = Image<T>(w, h, 1);
+    PixelTrace<T>& tr = out.trace;
+    tr.mode = settings.trace_mode;
+    tr.stride = settings.trace_mode == TraceMode::trace ? settings.max_splat_steps : 0;
+    tr.n_hits.assign(n_pix, 0);
+    tr.last_isect.assign(n_pix, 0);
+    tr.final_T.assign(n_pix, T(1));
+    const std::size_t stored = n_pix * std::size_t(tr.stride);
+    tr.hit_gids.assign(stored, -1);
+    tr.hit_alphas.assign(stored, T(0));
+    tr.hit_T.assign(stored, T(0));
+    const T threshold = T(settings.transmittance_threshold), cutoff = T(settings.alpha_cutoff);
+    const Vec3<T> bg{T(settings.background[0]), T(settings.background[1]), T(settings.background[2])};
+    const int ts = grid.tile_size, max_steps = settings.max_splat_steps;
+#pragma omp parallel for schedule(dynamic)
+    for (int tile = 0; tile < grid.tile_count(); ++tile) {
+        const int tx = tile % grid.tiles_x, ty = tile / grid.tiles_x;
+        const std::int32_t start = lists.tile_ranges[2 * std::size_t(tile)],
+                           end = lists.tile_ranges[2 * std::size_t(tile) + 1];
+        for (int y = ty * ts; y < std::min(h, (ty + 1) * ts); ++y)
+            for (int x = tx * ts; x < std::min(w, (tx + 1) * ts); ++x) {
+                const std::size_t pix = std::size_t(y) * std::size_t(w) + std::size_t(x);
+                T trans = T(1), depth = T(0);
+                Vec3<T> c{};
+                std::int32_t hits = 0, last = start;
+                for (std::int32_t i = start; rays.valid[pix] && i < end; ++i) {
+                    if (max_steps > 0 && hits == max_steps) break;
+                    const std::size_t g = std::size_t(lists.isect_gids[std::size_t(i)]);
+                    const RayResponse<T> hr = ray_response(ray.whitening[g], ray.means[g], pr.opacities[g],
+                                                           Vec3<T>{}, rays.dirs[pix]);
+                    const T alpha = std::min(hr.alpha, T(kMaxAlpha));
+                    if (!hr.in_front || alpha < cutoff) continue;
+                    const T next = trans * (T(1) - alpha);
+                    if (next < threshold) break;
+                    if (tr.stride > 0) {
+                        const std::size_t slot = pix * std::size_t(tr.stride) + std::size_t(hits);
+                        tr.hit_gids[slot] = std::int32_t(g);
+                        tr.hit_alphas[slot] = alpha;
+                        tr.hit_T[slot] = trans;
+                    }
+                    const T weight = alpha * trans;
+                    c += weight * pr.colours[g];
+                    depth += weight * pr.depths[g];
+                    trans = next;
+                    ++hits;
+                    last = i + 1;
+                }
+                const Vec3<T> rgb = c + trans * bg;
+                for (int ch = 0; ch < 3; ++ch) out.rgb.data[3 * pix + std::size_t(ch)] = rgb[ch];
+                out.alpha.data[pix] = T(1) - trans;
+                out.depth.data[pix] = trans < T(1) ? depth / (T(1) - trans) : T(0);
+                tr.n_hits[pix] = hits;
+                tr.last_isect[pix] = last;
+                tr.final_T[pix] = trans;
+            }
+    }
+    return out;
+}
+
+template RayCamera<float> ray_camera<float>(const Camera&, const TileGrid&);
+template RayCamera<double> ray_camera<double>(const Camera&, const TileGrid&);
+template ForwardResult<float> render_forward_ray<float>(const SceneT<float>&, const Camera&,
+                                                        const RenderSettings&);
+template ForwardResult<double> render_forward_ray<double>(const SceneT<double>&, const Camera&,
+                                                          const RenderSettings&);
+
+}  // namespace radiant::cpu
