@@ -240,10 +240,97 @@ ForwardResult<T> render_forward_ray(const SceneT<T>& scene, const Camera& camera
     return out;
 }
 
+template <class T>
+SceneGradsT<T> render_backward_ray(const SceneT<T>& scene, const Camera& camera,
+                                   const RenderSettings& settings, const ForwardResult<T>& fwd,
+                                   const Image<T>& v_rgb) {
+    const std::size_t n = scene.size(), k3 = std::size_t(scene.sh_coeffs()) * 3;
+    SceneGradsT<T> out;
+    out.sh_degree = scene.sh_degree;
+    out.means.assign(3 * n, T(0));
+    out.log_scales.assign(3 * n, T(0));
+    out.quats.assign(4 * n, T(0));
+    out.opacity_logits.assign(n, T(0));
+    out.sh.assign(k3 * n, T(0));
+    out.mean2d_grad_norms.assign(n, T(0));
+    out.visible.assign(n, 0);
+    const TileGrid& grid = fwd.grid;
+    const Projected<T>& pr = fwd.projected;
+    for (std::size_t g = 0; g < n; ++g) out.visible[g] = pr.visible(g) ? 1 : 0;
+    const RayCamera<T> rays = ray_camera<T>(camera, grid);
+    RayProjected<T> ray;
+    Projected<T> unused;
+    project_ray(scene, camera, settings, rays, grid, unused, ray);
+    const PinholeParams<T> cam = pinhole_params<T>(camera);
+    const Vec3<T> centre = cast<T>(camera.centre());
+    const int degree = std::min(settings.sh_degree, scene.sh_degree);
+    const T cutoff = T(settings.alpha_cutoff);
+    const Vec3<T> bg{T(settings.background[0]), T(settings.background[1]), T(settings.background[2])};
+    const int w = grid.width, ts = grid.tile_size;
+    struct Hit {
+        std::size_t g;
+        T alpha, trans;
+        bool capped;
+    };
+    std::vector<Hit> hits;
+    for (int y = 0; y < grid.height; ++y)
+        for (int x = 0; x < w; ++x) {
+            const std::size_t pix = std::size_t(y) * std::size_t(w) + std::size_t(x);
+            if (!rays.valid[pix]) continue;
+            const int tile = (y / ts) * grid.tiles_x + x / ts;
+            // Re-walk the forward's list up to its last composited entry.
+            hits.clear();
+            T trans = T(1);
+            for (std::int32_t i = fwd.lists.tile_ranges[2 * std::size_t(tile)]; i < fwd.trace.last_isect[pix];
+                 ++i) {
+                const std::size_t g = std::size_t(fwd.lists.isect_gids[std::size_t(i)]);
+                const RayResponse<T> h =
+                    ray_response(ray.whitening[g], ray.means[g], pr.opacities[g], Vec3<T>{}, rays.dirs[pix]);
+                const T alpha = std::min(h.alpha, T(kMaxAlpha));
+                if (!h.in_front || alpha < cutoff) continue;
+                hits.push_back({g, alpha, trans, h.alpha >= T(kMaxAlpha)});
+                trans *= T(1) - alpha;
+            }
+            const Vec3<T> v{v_rgb.data[3 * pix], v_rgb.data[3 * pix + 1], v_rgb.data[3 * pix + 2]};
+            const Vec3<T> dir_world = transpose(cam.R) * rays.dirs[pix];
+            Vec3<T> behind = bg;  // D: the colour behind the current hit
+            for (std::size_t j = hits.size(); j-- > 0;) {
+                const Hit& hit = hits[j];
+                const std::size_t g = hit.g;
+                const Vec3<T> col = pr.colours[g];
+                const T v_alpha = hit.capped ? T(0) : hit.trans * dot(col - behind, v);
+                const Vec3<T> v_colour = (hit.trans * hit.alpha) * v;
+                behind = hit.alpha * col + (T(1) - hit.alpha) * behind;
+                const RayResponse<T> h = ray_response(whitening(scene.log_scale(g), scene.quat(g)),
+                                                      scene.mean(g), pr.opacities[g], centre, dir_world);
+                const RayResponseGrads<T> rg = ray_response_vjp(scene.mean(g), scene.log_scale(g),
+                                                                scene.quat(g), centre, dir_world, h, v_alpha);
+                const Vec3<T> view = scene.mean(g) - centre;
+                const Vec3<T> v_dir = sh_to_colour_vjp(degree, scene.sh_of(g), normalize(view), v_colour,
+                                                       out.sh.data() + g * k3);
+                const Vec3<T> v_mean = rg.v_mean + normalize_vjp(view, v_dir);
+                for (int c = 0; c < 3; ++c) {
+                    out.means[3 * g + std::size_t(c)] += v_mean[c];
+                    out.log_scales[3 * g + std::size_t(c)] += rg.v_log_scale[c];
+                }
+                for (int c = 0; c < 4; ++c) out.quats[4 * g + std::size_t(c)] += rg.v_quat[c];
+                const T o = pr.opacities[g];
+                out.opacity_logits[g] += rg.v_opacity * o * (T(1) - o);
+            }
+        }
+    return out;
+}
+
 template RayCamera<float> ray_camera<float>(const Camera&, const TileGrid&);
 template RayCamera<double> ray_camera<double>(const Camera&, const TileGrid&);
 template ForwardResult<float> render_forward_ray<float>(const SceneT<float>&, const Camera&,
                                                         const RenderSettings&);
+template SceneGradsT<float> render_backward_ray<float>(const SceneT<float>&, const Camera&,
+                                                       const RenderSettings&, const ForwardResult<float>&,
+                                                       const Image<float>&);
+template SceneGradsT<double> render_backward_ray<double>(const SceneT<double>&, const Camera&,
+                                                         const RenderSettings&, const ForwardResult<double>&,
+                                                         const Image<double>&);
 template ForwardResult<double> render_forward_ray<double>(const SceneT<double>&, const Camera&,
                                                           const RenderSettings&);
 

@@ -11,6 +11,7 @@
 #include "radiant/core/scene.hpp"
 #include "radiant/core/vec.hpp"
 #include "radiant/render/forward.hpp"
+#include "radiant/render/grads.hpp"
 
 namespace radiant::cpu {
 
@@ -46,5 +47,14 @@ void project_ray(const SceneT<T>& scene, const Camera& camera, const RenderSetti
 template <class T>
 ForwardResult<T> render_forward_ray(const SceneT<T>& scene, const Camera& camera,
                                     const RenderSettings& settings);
+
+// The ray model's backward from the forward's lists (replay: each pixel's hits re-walked, no re-render), with
+// DESIGN.md §2's compositing and per-hit gradients straight to the 3D parameters (ray_response_vjp) and
+// through the SH colour. v_rgb is ∂L/∂C [H, W, 3]. Serial over pixels: the reference, not the fast path.
+// mean2d_grad_norms stay 0 (the ray model's densification statistic is still to be chosen).
+template <class T>
+SceneGradsT<T> render_backward_ray(const SceneT<T>& scene, const Camera& camera,
+                                   const RenderSettings& settings, const ForwardResult<T>& fwd,
+                                   const Image<T>& v_rgb);
 
 }  // namespace radiant::cpu
