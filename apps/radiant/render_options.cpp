@@ -21,6 +21,12 @@ void add_render_options(CLI::App& cmd, RenderOptions& o) {
     cmd.add_option("--transmittance-threshold", s.transmittance_threshold, "stop a pixel when T falls below")
         ->capture_default_str();
     cmd.add_option("--eps2d", s.eps2d, "low-pass added to the 2D covariance")->capture_default_str();
+    cmd.add_option("--shading", s.shading,
+                   "ewa (what 3DGS viewers show) or ray (peak response along each pixel's ray, through the "
+                   "camera's lens distortion; CPU)")
+        ->transform(CLI::CheckedTransformer(
+            std::map<std::string, Shading>{{"ewa", Shading::ewa}, {"ray", Shading::ray}}))
+        ->capture_default_str();
     cmd.add_option("--near", s.near_plane, "near plane (camera z)")->capture_default_str();
     cmd.add_option("--far", s.far_plane, "far plane (camera z)")->capture_default_str();
 }

@@ -37,7 +37,6 @@ void validate(const RenderSettings& s) {
     if (!(s.eps2d >= 0) || !std::isfinite(s.eps2d)) fail(fmt::format("eps2d {} is negative", s.eps2d));
     for (double b : s.background)
         if (!std::isfinite(b)) fail("background is not finite");
-    if (s.shading != Shading::ewa) fail("the `ray` shading model is not available yet");
 }
 
 }  // namespace radiant

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "radiant/core/project.hpp"
+#include "radiant/render/cpu/ray_forward.hpp"
 #include "radiant/render/cpu/render_cpu.hpp"
 
 namespace radiant::cpu {
@@ -48,6 +49,7 @@ void project_ewa_bwd(const SceneT<T>& scene, const Camera& camera, const RenderS
 template <class T>
 SceneGradsT<T> render_backward(const SceneT<T>& scene, const Camera& camera, const RenderSettings& settings,
                                const ForwardResult<T>& fwd, const Image<T>& v_rgb) {
+    if (settings.shading == Shading::ray) return render_backward_ray(scene, camera, settings, fwd, v_rgb);
     const RasterGrads<T> raster = raster_bwd(fwd, v_rgb, settings);
     SceneGradsT<T> out;
     project_ewa_bwd(scene, camera, settings, fwd, raster, out);

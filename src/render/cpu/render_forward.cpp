@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "radiant/core/error.hpp"
+#include "radiant/render/cpu/ray_forward.hpp"
 #include "radiant/render/cpu/render_cpu.hpp"
 
 namespace radiant::cpu {
@@ -8,6 +9,7 @@ namespace radiant::cpu {
 template <class T>
 ForwardResult<T> render_forward(const SceneT<T>& scene, const Camera& camera,
                                 const RenderSettings& settings) {
+    if (settings.shading == Shading::ray) return render_forward_ray(scene, camera, settings);
     validate(settings);
     validate(camera, camera.name.empty() ? "camera" : "camera " + camera.name);
     const std::size_t n = scene.size(), k = std::size_t(scene.sh_coeffs());

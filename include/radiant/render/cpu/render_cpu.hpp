@@ -24,7 +24,7 @@ template <class T>
 void raster_fwd(const Projected<T>& projected, const TileLists& lists, const TileGrid& grid,
                 const RenderSettings& settings, ForwardResult<T>& out);
 
-// The whole forward: validate, project, bin, sort, raster.
+// The whole forward: validate, project, bin, sort, raster (settings.shading == ray: render_forward_ray).
 template <class T>
 ForwardResult<T> render_forward(const SceneT<T>& scene, const Camera& camera, const RenderSettings& settings);
 
@@ -47,7 +47,7 @@ template <class T>
 void project_ewa_bwd(const SceneT<T>& scene, const Camera& camera, const RenderSettings& settings,
                      const ForwardResult<T>& fwd, const RasterGrads<T>& raster, SceneGradsT<T>& out);
 
-// raster_bwd then project_ewa_bwd.
+// raster_bwd then project_ewa_bwd (settings.shading == ray: render_backward_ray).
 template <class T>
 SceneGradsT<T> render_backward(const SceneT<T>& scene, const Camera& camera, const RenderSettings& settings,
                                const ForwardResult<T>& fwd, const Image<T>& v_rgb);
