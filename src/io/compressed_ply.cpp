@@ -178,19 +178,26 @@ Scene decode_compressed_ply(std::string_view bytes, const std::string& name) {
     if (chunk->count != (n + kChunk - 1) / kChunk)
         throw IoError(name, fmt::format("{} chunks for {} splats, expected {}", chunk->count, n,
                                         (n + kChunk - 1) / kChunk));
-    auto index_of = [&](const Element& e, const std::string& p, const char* type) {
-        for (std::size_t j = 0; j < e.props.size(); ++j)
-            if (e.props[j].second == p) {
-                if (e.props[j].first != type) throw IoError(name, fmt::format("{} is not a {}", p, type));
-                return j;
+    // Byte offset of property p within a row of e.
+    auto offset_of = [&](const Element& e, const std::string& p, const char* type) {
+        std::size_t o = 0;
+        for (const auto& [t, pname] : e.props) {
+            if (pname == p) {
+                if (t != type) throw IoError(name, fmt::format("{} is not a {}", p, type));
+                return o;
             }
+            o += t == "uchar" ? 1 : 4;
+        }
         throw IoError(name, fmt::format("element {} has no property {}", e.name, p));
     };
+    // Where each element's rows start; every element must fit in the file.
+    std::map<const Element*, std::size_t> start;
     std::size_t total = end + 11;
     for (const Element& e : elements) {
         if (e.count && e.row_bytes() > (bytes.size() - std::min(bytes.size(), total)) / e.count)
             throw IoError(name, fmt::format("truncated: element {} needs {} rows of {} bytes", e.name,
                                             e.count, e.row_bytes()));
+        start[&e] = total;
         total += e.count * e.row_bytes();
     }
     for (const Element& e : elements)
@@ -200,10 +207,10 @@ Scene decode_compressed_ply(std::string_view bytes, const std::string& name) {
                                            [](const auto& p) { return p.second == "min_r"; });
     std::vector<std::size_t> ci;
     for (std::size_t j = 0; j < (colour_bounds ? 18u : 12u); ++j)
-        ci.push_back(index_of(*chunk, kChunkProps[j], "float"));
+        ci.push_back(offset_of(*chunk, kChunkProps[j], "float"));
     const std::size_t vi[4] = {
-        index_of(*vertex, "packed_position", "uint"), index_of(*vertex, "packed_rotation", "uint"),
-        index_of(*vertex, "packed_scale", "uint"), index_of(*vertex, "packed_color", "uint")};
+        offset_of(*vertex, "packed_position", "uint"), offset_of(*vertex, "packed_rotation", "uint"),
+        offset_of(*vertex, "packed_scale", "uint"), offset_of(*vertex, "packed_color", "uint")};
     int degree = 0;
     std::size_t rest = sh ? sh->props.size() : 0;
     if (sh) {
@@ -215,28 +222,20 @@ Scene decode_compressed_ply(std::string_view bytes, const std::string& name) {
         degree = it->second;
     }
     std::vector<std::size_t> si;
-    for (std::size_t j = 0; j < rest; ++j) si.push_back(index_of(*sh, fmt::format("f_rest_{}", j), "uchar"));
+    for (std::size_t j = 0; j < rest; ++j) si.push_back(offset_of(*sh, fmt::format("f_rest_{}", j), "uchar"));
 
-    // Rows of one element as (offset of each property) over the file.
-    std::size_t offset = end + 11;
-    std::map<const Element*, std::size_t> start;
-    for (const Element& e : elements) {
-        start[&e] = offset;
-        offset += e.count * e.row_bytes();
-    }
-    auto prop_offset = [](const Element& e, std::size_t j) {
-        std::size_t o = 0;
-        for (std::size_t m = 0; m < j; ++m) o += e.props[m].first == "uchar" ? 1 : 4;
-        return o;
-    };
-    auto f32 = [&](const Element& e, std::size_t row, std::size_t j) {
+    // Rows by index; `at` is a property's byte offset in its row (offset_of).
+    const std::size_t chunk0 = start[chunk], chunk_row = chunk->row_bytes(), vertex0 = start[vertex],
+                      vertex_row = vertex->row_bytes(), sh0 = sh ? start[sh] : 0,
+                      sh_row = sh ? sh->row_bytes() : 0;
+    auto f32 = [&](std::size_t row, std::size_t at) {
         float v;
-        std::memcpy(&v, bytes.data() + start[&e] + row * e.row_bytes() + prop_offset(e, j), 4);
+        std::memcpy(&v, bytes.data() + chunk0 + row * chunk_row + at, 4);
         return double(v);
     };
-    auto u32 = [&](const Element& e, std::size_t row, std::size_t j) {
+    auto u32 = [&](std::size_t row, std::size_t at) {
         std::uint32_t v;
-        std::memcpy(&v, bytes.data() + start[&e] + row * e.row_bytes() + prop_offset(e, j), 4);
+        std::memcpy(&v, bytes.data() + vertex0 + row * vertex_row + at, 4);
         return v;
     };
     Scene s;
@@ -246,10 +245,9 @@ Scene decode_compressed_ply(std::string_view bytes, const std::string& name) {
     for (std::size_t i = 0; i < n; ++i) {
         const std::size_t c = i / kChunk;
         double b[18];
-        for (std::size_t j = 0; j < ci.size(); ++j) b[j] = f32(*chunk, c, ci[j]);
+        for (std::size_t j = 0; j < ci.size(); ++j) b[j] = f32(c, ci[j]);
         auto lerp = [](double lo, double hi, double t) { return lo * (1 - t) + hi * t; };
-        const std::uint32_t pp = u32(*vertex, i, vi[0]), pr = u32(*vertex, i, vi[1]),
-                            ps = u32(*vertex, i, vi[2]), pc = u32(*vertex, i, vi[3]);
+        const std::uint32_t pp = u32(i, vi[0]), pr = u32(i, vi[1]), ps = u32(i, vi[2]), pc = u32(i, vi[3]);
         const double tp[3] = {from_unorm(pp >> 21, 11), from_unorm(pp >> 11, 10), from_unorm(pp, 11)};
         const double ts[3] = {from_unorm(ps >> 21, 11), from_unorm(ps >> 11, 10), from_unorm(ps, 11)};
         for (int d = 0; d < 3; ++d) {
@@ -272,8 +270,7 @@ Scene decode_compressed_ply(std::string_view bytes, const std::string& name) {
         const double a = std::clamp(tc[3], 1e-6, 1 - 1e-6);
         s.opacity_logits[i] = float(std::log(a / (1 - a)));
         for (std::size_t j = 0; j < rest; ++j) {
-            const std::uint8_t byte =
-                std::uint8_t(bytes[start[sh] + i * sh->row_bytes() + prop_offset(*sh, si[j])]);
+            const std::uint8_t byte = std::uint8_t(bytes[sh0 + i * sh_row + si[j]]);
             const double nrm = byte == 0 ? 0 : byte == 255 ? 1 : (byte + 0.5) / 256;
             const std::size_t ch = j / (k - 1), coef = 1 + j % (k - 1);  // f_rest channel-major
             s.sh[(i * k + coef) * 3 + ch] = float((nrm - 0.5) * 8);

@@ -354,10 +354,12 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
             psnr_sum += st.psnr;
             ++period_steps;
 
-            memory_cap.observe(backend->memory(), backend->size(), densified);
             if (c.strategy == "default") {
                 AdcConfig a = c.adc;
                 if (step < a.stop && step > a.start && step % a.interval == 0) {
+                    // The peak only grows and the count only changes when densifying: observing here
+                    // suffices.
+                    memory_cap.observe(backend->memory(), backend->size(), densified);
                     const std::size_t before = backend->size();
                     a.max_gaussians = min_cap(c.adc.max_gaussians, memory_cap.max_gaussians());
                     const DensifyCounts n = backend->densify_adc(a, ds.extent, step, densify_rng());
@@ -368,8 +370,7 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
                         progress.break_line();
                         log_warn(
                             "step {}: {} Gaussians reached the cap of {} ({}); from now on only those with "
-                            "the "
-                            "largest gradients are densified",
+                            "the largest gradients are densified",
                             step, backend->size(), a.max_gaussians,
                             a.max_gaussians == c.adc.max_gaussians ? "--max-gaussians"
                                                                    : "what the memory budget holds");
@@ -383,19 +384,20 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
                     backend->reset_opacity(0.01);
             } else {
                 McmcConfig m = c.mcmc;
-                const std::size_t fits = memory_cap.max_gaussians();
-                if (fits > 0 && fits < m.max_gaussians) {
-                    if (!cap_warned && step < m.stop && step > m.start && step % m.interval == 0) {
-                        progress.break_line();
-                        log_warn(
-                            "step {}: the memory budget holds about {} Gaussians, fewer than the MCMC budget "
-                            "of {}; growing to {} at most",
-                            step, fits, m.max_gaussians, fits);
-                        cap_warned = true;
-                    }
-                    m.max_gaussians = fits;
-                }
                 if (step < m.stop && step > m.start && step % m.interval == 0) {
+                    memory_cap.observe(backend->memory(), backend->size(), densified);
+                    const std::size_t fits = memory_cap.max_gaussians();
+                    if (fits > 0 && fits < m.max_gaussians) {
+                        if (!cap_warned) {
+                            progress.break_line();
+                            log_warn(
+                                "step {}: the memory budget holds about {} Gaussians, fewer than the MCMC "
+                                "budget of {}; growing to {} at most",
+                                step, fits, m.max_gaussians, fits);
+                            cap_warned = true;
+                        }
+                        m.max_gaussians = fits;
+                    }
                     const DensifyCounts n = backend->densify_mcmc(m, densify_rng());
                     log_debug("step {}: relocate {}, add {} → {}", step, n.relocate, n.add, backend->size());
                 }

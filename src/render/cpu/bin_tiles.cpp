@@ -3,6 +3,7 @@
 #include <bit>
 #include <numeric>
 
+#include "composite_tiles.hpp"
 #include "radiant/core/project.hpp"
 #include "radiant/render/cpu/render_cpu.hpp"
 
@@ -49,16 +50,7 @@ void bin_and_sort(const Projected<T>& pr, const TileGrid& grid, const RenderSett
     }
     std::sort(items.begin(), items.end());  // (key, gid): equal depths keep Gaussian order
 
-    lists.isect_keys.resize(pairs);
-    lists.isect_gids.resize(pairs);
-    lists.tile_ranges.assign(2 * std::size_t(grid.tile_count()), 0);
-    for (std::size_t i = 0; i < pairs; ++i) {
-        lists.isect_keys[i] = items[i].first;
-        lists.isect_gids[i] = items[i].second;
-        const std::size_t tile = std::size_t(items[i].first >> 32);
-        if (i == 0 || (items[i - 1].first >> 32) != tile) lists.tile_ranges[2 * tile] = std::int32_t(i);
-        lists.tile_ranges[2 * tile + 1] = std::int32_t(i + 1);
-    }
+    fill_tile_lists(items, grid.tile_count(), lists);
 }
 
 template void bin_and_sort<float>(const Projected<float>&, const TileGrid&, const RenderSettings&,

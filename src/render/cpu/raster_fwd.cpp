@@ -1,5 +1,6 @@
-// CPU reference traced raster: per pixel, front-to-back compositing over its tile's sorted list.
-#include "radiant/core/composite.hpp"
+// CPU reference traced raster for the `ewa` model: per pixel, front-to-back compositing over its tile's
+// sorted list (composite_tiles), α from the 2D footprint.
+#include "composite_tiles.hpp"
 #include "radiant/render/cpu/render_cpu.hpp"
 
 namespace radiant::cpu {
@@ -7,71 +8,12 @@ namespace radiant::cpu {
 template <class T>
 void raster_fwd(const Projected<T>& pr, const TileLists& lists, const TileGrid& grid,
                 const RenderSettings& settings, ForwardResult<T>& out) {
-    const int w = grid.width, h = grid.height;
-    const std::size_t n_pix = std::size_t(w) * std::size_t(h);
-    out.rgb = Image<T>(w, h, 3);
-    out.alpha = Image<T>(w, h, 1);
-    out.depth = Image<T>(w, h, 1);
-    PixelTrace<T>& tr = out.trace;
-    tr.mode = settings.trace_mode;
-    tr.stride = settings.trace_mode == TraceMode::trace ? settings.max_splat_steps : 0;
-    tr.n_hits.assign(n_pix, 0);
-    tr.last_isect.assign(n_pix, 0);
-    tr.final_T.assign(n_pix, T(1));
-    const std::size_t stored = n_pix * std::size_t(tr.stride);
-    tr.hit_gids.assign(stored, -1);
-    tr.hit_alphas.assign(stored, T(0));
-    tr.hit_T.assign(stored, T(0));
-
-    const T cutoff = T(settings.alpha_cutoff), threshold = T(settings.transmittance_threshold);
-    const int max_steps = settings.max_splat_steps;
-    const Vec3<T> bg{T(settings.background[0]), T(settings.background[1]), T(settings.background[2])};
-    const int ts = grid.tile_size;
-
-#pragma omp parallel for schedule(dynamic)
-    for (int tile = 0; tile < grid.tile_count(); ++tile) {
-        const int tx = tile % grid.tiles_x, ty = tile / grid.tiles_x;
-        const std::int32_t start = lists.tile_ranges[2 * std::size_t(tile)];
-        const std::int32_t end = lists.tile_ranges[2 * std::size_t(tile) + 1];
-        for (int y = ty * ts; y < (ty + 1) * ts && y < h; ++y)
-            for (int x = tx * ts; x < (tx + 1) * ts && x < w; ++x) {
-                const std::size_t pix = std::size_t(y) * std::size_t(w) + std::size_t(x);
-                const Vec2<T> centre{T(x) + T(0.5), T(y) + T(0.5)};
-                T trans = T(1), depth = T(0);
-                Vec3<T> c{};
-                std::int32_t n_hits = 0, last = start;
-                for (std::int32_t i = start; i < end; ++i) {
-                    if (max_steps > 0 && n_hits == max_steps) break;
-                    const std::size_t g = std::size_t(lists.isect_gids[std::size_t(i)]);
-                    T alpha;
-                    if (!splat_alpha(pr.conics[g], centre - pr.means2d[g], pr.opacities[g], pr.extent_sq[g],
-                                     cutoff, alpha))
-                        continue;
-                    const T next = trans * (T(1) - alpha);
-                    if (next < threshold) break;  // as Inria 3DGS: this hit is not composited
-                    if (tr.stride > 0) {
-                        const std::size_t slot = pix * std::size_t(tr.stride) + std::size_t(n_hits);
-                        tr.hit_gids[slot] = std::int32_t(g);
-                        tr.hit_alphas[slot] = alpha;
-                        tr.hit_T[slot] = trans;
-                    }
-                    const T weight = alpha * trans;
-                    c += weight * pr.colours[g];
-                    depth += weight * pr.depths[g];
-                    trans = next;
-                    ++n_hits;
-                    last = i + 1;
-                }
-                const Vec3<T> rgb = c + trans * bg;
-                for (int ch = 0; ch < 3; ++ch) out.rgb.data[3 * pix + std::size_t(ch)] = rgb[ch];
-                const T opacity = T(1) - trans;
-                out.alpha.data[pix] = opacity;
-                out.depth.data[pix] = opacity > T(0) ? depth / opacity : T(0);
-                tr.n_hits[pix] = n_hits;
-                tr.last_isect[pix] = last;
-                tr.final_T[pix] = trans;
-            }
-    }
+    const T cutoff = T(settings.alpha_cutoff);
+    composite_tiles(pr, lists, grid, settings, out, [&](std::size_t g, int x, int y, std::size_t, T& alpha) {
+        const Vec2<T> centre{T(x) + T(0.5), T(y) + T(0.5)};
+        return splat_alpha(pr.conics[g], centre - pr.means2d[g], pr.opacities[g], pr.extent_sq[g], cutoff,
+                           alpha);
+    });
 }
 
 template void raster_fwd<float>(const Projected<float>&, const TileLists&, const TileGrid&,

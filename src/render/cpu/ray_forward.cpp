@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 
+#include "composite_tiles.hpp"
 #include "radiant/core/composite.hpp"
 #include "radiant/core/distortion.hpp"
 #include "radiant/core/error.hpp"
@@ -164,79 +165,18 @@ ForwardResult<T> render_forward_ray(const SceneT<T>& scene, const Camera& camera
             }
     }
     std::sort(items.begin(), items.end());
-    TileLists& lists = out.lists;
-    lists.isect_keys.resize(items.size());
-    lists.isect_gids.resize(items.size());
-    lists.tile_ranges.assign(2 * std::size_t(grid.tile_count()), 0);
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        lists.isect_keys[i] = items[i].first;
-        lists.isect_gids[i] = items[i].second;
-        const std::size_t tile = std::size_t(items[i].first >> 32);
-        if (i == 0 || (items[i - 1].first >> 32) != tile) lists.tile_ranges[2 * tile] = std::int32_t(i);
-        lists.tile_ranges[2 * tile + 1] = std::int32_t(i + 1);
-    }
+    fill_tile_lists(items, grid.tile_count(), out.lists);
 
     // Raster: as `ewa`'s, with α from each Gaussian's peak along the pixel's ray.
-    const int w = grid.width, h = grid.height;
-    const std::size_t n_pix = std::size_t(w) * std::size_t(h);
-    out.rgb = Image<T>(w, h, 3);
-    out.alpha = Image<T>(w, h, 1);
-    out.depth = Image<T>(w, h, 1);
-    PixelTrace<T>& tr = out.trace;
-    tr.mode = settings.trace_mode;
-    tr.stride = settings.trace_mode == TraceMode::trace ? settings.max_splat_steps : 0;
-    tr.n_hits.assign(n_pix, 0);
-    tr.last_isect.assign(n_pix, 0);
-    tr.final_T.assign(n_pix, T(1));
-    const std::size_t stored = n_pix * std::size_t(tr.stride);
-    tr.hit_gids.assign(stored, -1);
-    tr.hit_alphas.assign(stored, T(0));
-    tr.hit_T.assign(stored, T(0));
-    const T threshold = T(settings.transmittance_threshold), cutoff = T(settings.alpha_cutoff);
-    const Vec3<T> bg{T(settings.background[0]), T(settings.background[1]), T(settings.background[2])};
-    const int ts = grid.tile_size, max_steps = settings.max_splat_steps;
-#pragma omp parallel for schedule(dynamic)
-    for (int tile = 0; tile < grid.tile_count(); ++tile) {
-        const int tx = tile % grid.tiles_x, ty = tile / grid.tiles_x;
-        const std::int32_t start = lists.tile_ranges[2 * std::size_t(tile)],
-                           end = lists.tile_ranges[2 * std::size_t(tile) + 1];
-        for (int y = ty * ts; y < std::min(h, (ty + 1) * ts); ++y)
-            for (int x = tx * ts; x < std::min(w, (tx + 1) * ts); ++x) {
-                const std::size_t pix = std::size_t(y) * std::size_t(w) + std::size_t(x);
-                T trans = T(1), depth = T(0);
-                Vec3<T> c{};
-                std::int32_t hits = 0, last = start;
-                for (std::int32_t i = start; rays.valid[pix] && i < end; ++i) {
-                    if (max_steps > 0 && hits == max_steps) break;
-                    const std::size_t g = std::size_t(lists.isect_gids[std::size_t(i)]);
-                    const RayResponse<T> hr = ray_response(ray.whitening[g], ray.means[g], pr.opacities[g],
-                                                           Vec3<T>{}, rays.dirs[pix]);
-                    const T alpha = std::min(hr.alpha, T(kMaxAlpha));
-                    if (!hr.in_front || alpha < cutoff) continue;
-                    const T next = trans * (T(1) - alpha);
-                    if (next < threshold) break;
-                    if (tr.stride > 0) {
-                        const std::size_t slot = pix * std::size_t(tr.stride) + std::size_t(hits);
-                        tr.hit_gids[slot] = std::int32_t(g);
-                        tr.hit_alphas[slot] = alpha;
-                        tr.hit_T[slot] = trans;
-                    }
-                    const T weight = alpha * trans;
-                    c += weight * pr.colours[g];
-                    depth += weight * pr.depths[g];
-                    trans = next;
-                    ++hits;
-                    last = i + 1;
-                }
-                const Vec3<T> rgb = c + trans * bg;
-                for (int ch = 0; ch < 3; ++ch) out.rgb.data[3 * pix + std::size_t(ch)] = rgb[ch];
-                out.alpha.data[pix] = T(1) - trans;
-                out.depth.data[pix] = trans < T(1) ? depth / (T(1) - trans) : T(0);
-                tr.n_hits[pix] = hits;
-                tr.last_isect[pix] = last;
-                tr.final_T[pix] = trans;
-            }
-    }
+    const T cutoff = T(settings.alpha_cutoff);
+    composite_tiles(
+        pr, out.lists, grid, settings, out, [&](std::size_t g, int, int, std::size_t pix, T& alpha) {
+            if (!rays.valid[pix]) return false;
+            const RayResponse<T> h =
+                ray_response(ray.whitening[g], ray.means[g], pr.opacities[g], Vec3<T>{}, rays.dirs[pix]);
+            alpha = std::min(h.alpha, T(kMaxAlpha));
+            return h.in_front && alpha >= cutoff;
+        });
     return out;
 }
 
@@ -267,8 +207,11 @@ SceneGradsT<T> render_backward_ray(const SceneT<T>& scene, const Camera& camera,
     const T cutoff = T(settings.alpha_cutoff);
     const Vec3<T> bg{T(settings.background[0]), T(settings.background[1]), T(settings.background[2])};
     const int w = grid.width, ts = grid.tile_size;
+    // The whitened closest approach is the same in camera and world coordinates, so each hit's camera-frame
+    // response serves the world-frame VJP.
     struct Hit {
         std::size_t g;
+        RayResponse<T> h;
         T alpha, trans;
         bool capped;
     };
@@ -288,7 +231,7 @@ SceneGradsT<T> render_backward_ray(const SceneT<T>& scene, const Camera& camera,
                     ray_response(ray.whitening[g], ray.means[g], pr.opacities[g], Vec3<T>{}, rays.dirs[pix]);
                 const T alpha = std::min(h.alpha, T(kMaxAlpha));
                 if (!h.in_front || alpha < cutoff) continue;
-                hits.push_back({g, alpha, trans, h.alpha >= T(kMaxAlpha)});
+                hits.push_back({g, h, alpha, trans, h.alpha >= T(kMaxAlpha)});
                 trans *= T(1) - alpha;
             }
             const Vec3<T> v{v_rgb.data[3 * pix], v_rgb.data[3 * pix + 1], v_rgb.data[3 * pix + 2]};
@@ -301,10 +244,8 @@ SceneGradsT<T> render_backward_ray(const SceneT<T>& scene, const Camera& camera,
                 const T v_alpha = hit.capped ? T(0) : hit.trans * dot(col - behind, v);
                 const Vec3<T> v_colour = (hit.trans * hit.alpha) * v;
                 behind = hit.alpha * col + (T(1) - hit.alpha) * behind;
-                const RayResponse<T> h = ray_response(whitening(scene.log_scale(g), scene.quat(g)),
-                                                      scene.mean(g), pr.opacities[g], centre, dir_world);
-                const RayResponseGrads<T> rg = ray_response_vjp(scene.mean(g), scene.log_scale(g),
-                                                                scene.quat(g), centre, dir_world, h, v_alpha);
+                const RayResponseGrads<T> rg = ray_response_vjp(
+                    scene.mean(g), scene.log_scale(g), scene.quat(g), centre, dir_world, hit.h, v_alpha);
                 const Vec3<T> view = scene.mean(g) - centre;
                 const Vec3<T> v_dir = sh_to_colour_vjp(degree, scene.sh_of(g), normalize(view), v_colour,
                                                        out.sh.data() + g * k3);
