@@ -399,6 +399,7 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
                         m.max_gaussians = fits;
                     }
                     const DensifyCounts n = backend->densify_mcmc(m, densify_rng());
+                    densified = true;
                     log_debug("step {}: relocate {}, add {} → {}", step, n.relocate, n.add, backend->size());
                 }
                 backend->add_noise(m.noise_lr * in.lr.means, densify_rng());
