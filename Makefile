@@ -59,7 +59,7 @@ fuzz: deps
 	  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only -DNDEBUG" \
 	  -DRADIANT_CUDA=OFF -DRADIANT_STATIC_DEPS=OFF -DRADIANT_FUZZ=ON -DBUILD_TESTING=OFF
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGETS)
-	scripts/run-fuzzers.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+	JOBS=$(JOBS) scripts/run-fuzzers.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 test-gpu: build
 	ctest --test-dir $(BUILD) -L gpu --output-on-failure

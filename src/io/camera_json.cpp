@@ -84,7 +84,7 @@ std::vector<Camera> parse_cameras_json(std::string_view text, const std::string&
     json doc;
     try {
         doc = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
         throw IoError(name, fmt::format("invalid JSON: {}", e.what()));
     }
     std::vector<Camera> cams;

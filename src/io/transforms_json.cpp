@@ -18,7 +18,7 @@ json parse_json_file(const std::string& path) {
     const std::string text = read_file(path);
     try {
         return json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
         throw IoError(path, fmt::format("invalid JSON: {}", e.what()));
     }
 }

@@ -83,6 +83,7 @@ std::string config_to_json(const TrainConfig& config) {
     json j;
     for_each_field(c, [&](const char* key, auto& v) { j[key] = v; });
     j["trace_mode"] = to_string(c.render.trace_mode);
+    j["shading"] = to_string(c.render.shading);
     return j.dump(2) + "\n";
 }
 
@@ -90,11 +91,11 @@ TrainConfig config_from_json(const std::string& text, const std::string& name, T
     json j;
     try {
         j = json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
         throw IoError(name, fmt::format("invalid JSON: {}", e.what()));
     }
     if (!j.is_object()) throw IoError(name, "expected an object of settings");
-    std::set<std::string> known{"trace_mode"};
+    std::set<std::string> known{"trace_mode", "shading"};
     for_each_field(c, [&](const char* key, auto& v) {
         known.insert(key);
         if (!j.contains(key)) return;
@@ -112,6 +113,15 @@ TrainConfig config_from_json(const std::string& text, const std::string& name, T
             c.render.trace_mode = TraceMode::trace;
         else
             throw IoError(name, "'trace_mode' must be \"replay\" or \"trace\"");
+    }
+    if (j.contains("shading")) {
+        const std::string m = j["shading"].is_string() ? j["shading"].get<std::string>() : "";
+        if (m == "ewa")
+            c.render.shading = Shading::ewa;
+        else if (m == "ray")
+            c.render.shading = Shading::ray;
+        else
+            throw IoError(name, "'shading' must be \"ewa\" or \"ray\"");
     }
     for (const auto& [key, value] : j.items())
         if (!known.count(key)) throw IoError(name, fmt::format("unknown setting '{}'", key));

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Issue 9: SIGKILL a training run at random moments, resume it each time, and check that every file radiant
 # left behind is whole and that the final result equals an uninterrupted run's.
-# Usage: kill_resume.sh RADIANT DATA_DIR WORK_DIR [KILLS]
+# Usage: kill_resume.sh RADIANT DATA_DIR WORK_DIR [KILLS] [STEPS]
 set -euo pipefail
-radiant=$1 data=$2 work=$3 kills=${4:-20}
+radiant=$1 data=$2 work=$3 kills=${4:-20} steps=${5:-1000}
 rm -rf "$work" && mkdir -p "$work"
-args=(-d "$data" --eval --white-bg --backend cpu --steps 1000 --checkpoint-every 10 --log-every 10)
+args=(-d "$data" --eval --white-bg --backend cpu --steps "$steps" --checkpoint-every 10 --log-every 10)
 "$radiant" train "${args[@]}" -o "$work/full" >"$work/full.log" 2>&1
 
 # A result field from metrics.json (one key per line, as radiant writes it).

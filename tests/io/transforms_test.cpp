@@ -122,6 +122,7 @@ TEST(Transforms, BadInput) {
         }
     };
     expect_error("{", "invalid JSON");
+    expect_error(R"({"frames": [], "fl_x": 1e999})", "invalid JSON");
     expect_error(R"({"frames": 3})", "'frames'");
     expect_error(R"({"frames": [{"transform_matrix": []}]})", "file_path");
     expect_error(R"({"frames": [{"file_path": "a.png", "transform_matrix": [[1,0,0]]}]})",
