@@ -1,6 +1,7 @@
 // `radiant train` and `radiant eval`.
 #include <fmt/format.h>
 
+#include <map>
 #include <memory>
 
 #include "commands.hpp"
@@ -43,6 +44,13 @@ void add_train_command(CLI::App& app) {
     cmd->add_option("--backend", c.backend, "auto, cpu or cuda")
         ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
         ->capture_default_str();
+    cmd->add_option("--shading", c.render.shading,
+                    "ewa (splatted footprints, what 3DGS viewers show; distorted images are undistorted "
+                    "first) or ray (peak response along each pixel's ray, through the lens model: trains on "
+                    "distorted and fisheye images as they are; CPU backend so far)")
+        ->transform(CLI::CheckedTransformer(
+            std::map<std::string, Shading>{{"ewa", Shading::ewa}, {"ray", Shading::ray}}))
+        ->capture_default_str();
     cmd->add_flag("--white-bg", c.white_background, "white background (NeRF-synthetic)");
     cmd->add_flag("--random-bg", c.random_background, "random background colour per step");
     cmd->add_option("--seed", c.seed, "random seed")->capture_default_str();
@@ -83,6 +91,7 @@ void add_train_command(CLI::App& app) {
             if (given("--memory-budget")) c.memory_budget_gib = flags.memory_budget_gib;
             if (given("--sh-degree")) c.sh_degree = flags.sh_degree;
             if (given("--backend")) c.backend = flags.backend;
+            if (given("--shading")) c.render.shading = flags.render.shading;
             if (given("--white-bg")) c.white_background = flags.white_background;
             if (given("--random-bg")) c.random_background = flags.random_background;
             if (given("--seed")) c.seed = flags.seed;

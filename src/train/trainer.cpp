@@ -51,6 +51,8 @@ DatasetOptions dataset_options(const TrainConfig& c) {
     o.downscale = c.downscale;
     o.eval = c.eval;
     o.test_every = c.test_every;
+    // `ray` traces each pixel through the lens model, so it trains on the images as they were taken.
+    o.undistort = c.render.shading == Shading::ewa;
     const double b = c.white_background ? 1.0 : 0.0;
     o.background = {b, b, b};
     return o;

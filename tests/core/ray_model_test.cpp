@@ -1,6 +1,7 @@
 // The `ray` shading model's per-Gaussian response (issue 8): its values, and its analytic gradient against
 // central differences in double for every parameter group.
 #include "radiant/core/ray_model.hpp"
+#include "radiant/core/ray_project.hpp"
 
 #include <gtest/gtest.h>
 
@@ -70,6 +71,65 @@ TEST(RayModel, GradientsMatchCentralDifferences) {
         EXPECT_NEAR(g.v_opacity, fd([&](Case& x, double e) { x.opacity += e; }), 1e-6);
     }
     EXPECT_GE(checked, 30);
+}
+
+// The GPU path sums each Gaussian's hits in the camera frame (add_ray_hit) and chains once per Gaussian
+// (project_ray_gaussian_vjp); the CPU reference chains every hit in the world frame (ray_response_vjp). Both
+// must give the same parameter gradients, and project_ray_gaussian must agree with the world-frame response.
+TEST(RayModel, PerGaussianChainEqualsPerHitChain) {
+    std::mt19937 rng(11);
+    std::normal_distribution<double> n(0, 1);
+    const double ang = 0.4;
+    PinholeParams<double> cam{};
+    cam.R = Mat3<double>{};
+    cam.R.m[0][0] = std::cos(ang), cam.R.m[0][2] = std::sin(ang), cam.R.m[1][1] = 1;
+    cam.R.m[2][0] = -std::sin(ang), cam.R.m[2][2] = std::cos(ang);
+    cam.t = {0.1, -0.2, 0.3};
+    cam.fx = cam.fy = 100, cam.cx = 32, cam.cy = 24, cam.width = 64, cam.height = 48;
+    ProjectSettings<double> ps{};
+    ps.cam = cam;
+    ps.centre = -1.0 * (transpose(cam.R) * cam.t);
+    ps.near_plane = 0.01, ps.far_plane = 1e4, ps.alpha_cutoff = 1.0 / 255, ps.sh_degree = 0;
+    const double sh[3] = {0, 0, 0};
+    int checked = 0;
+    for (int trial = 0; trial < 40; ++trial) {
+        const Vec3<double> m_cam{0.3 * n(rng), 0.3 * n(rng), 4 + n(rng)};
+        GaussianParams<double> g{transpose(cam.R) * (m_cam - cam.t),
+                                 {-1 + 0.3 * n(rng), -1 + 0.3 * n(rng), -1 + 0.3 * n(rng)},
+                                 {1 + 0.3 * n(rng), 0.3 * n(rng), 0.3 * n(rng), 0.3 * n(rng)},
+                                 0.5 * n(rng),
+                                 sh};
+        RayFootprint<double> f;
+        if (!project_ray_gaussian(g, ps, f)) continue;
+        RayHitSums<double> sums;
+        RayResponseGrads<double> world{};
+        for (int r = 0; r < 5; ++r) {
+            const Vec3<double> dir{m_cam.x / m_cam.z + 0.1 * n(rng), m_cam.y / m_cam.z + 0.1 * n(rng), 1};
+            const RayResponse<double> h = ray_response(f.whitening_cam, f.mean_cam, f.opacity, {}, dir);
+            const RayResponse<double> hw = ray_response(whitening(g.log_scale, g.quat), g.mean, f.opacity,
+                                                        ps.centre, transpose(cam.R) * dir);
+            EXPECT_NEAR(h.alpha, hw.alpha, 1e-12);
+            const double v_alpha = n(rng);
+            add_ray_hit(h, dir, v_alpha, sums);
+            const RayResponseGrads<double> w =
+                ray_response_vjp(g.mean, g.log_scale, g.quat, ps.centre, transpose(cam.R) * dir, hw, v_alpha);
+            world.v_mean += w.v_mean;
+            world.v_log_scale += w.v_log_scale;
+            for (int c = 0; c < 4; ++c) world.v_quat[c] += w.v_quat[c];
+            world.v_opacity += w.v_opacity;
+        }
+        double v_sh[3] = {0, 0, 0};
+        Vec3<double> v_mean_cam;
+        const GaussianGrads<double> got = project_ray_gaussian_vjp(g, ps, sums, v_sh, v_mean_cam);
+        for (int c = 0; c < 3; ++c) {
+            EXPECT_NEAR(got.v_mean[c], world.v_mean[c], 1e-9) << c;
+            EXPECT_NEAR(got.v_log_scale[c], world.v_log_scale[c], 1e-9) << c;
+        }
+        for (int c = 0; c < 4; ++c) EXPECT_NEAR(got.v_quat[c], world.v_quat[c], 1e-9) << c;
+        EXPECT_NEAR(got.v_opacity_logit, world.v_opacity * f.opacity * (1 - f.opacity), 1e-9);
+        ++checked;
+    }
+    EXPECT_GE(checked, 20);
 }
 
 TEST(RayModel, CameraRaysInvertTheLensModel) {

@@ -226,6 +226,19 @@ TEST(Trainer, ADivergingLossStopsTheRunWithoutOutputs) {
     EXPECT_FALSE(std::filesystem::exists(dir / "out/metrics.json"));
 }
 
+// Issue 8: `--shading ray` trains (CPU reference), is recorded in config.json, and `radiant eval` renders the
+// saved model with it again.
+TEST(Trainer, RayShadingTrainsAndEvaluatesWithRay) {
+    test::TempDir dir;
+    TrainConfig c = small_run(dir, "ray");
+    c.render.shading = Shading::ray;
+    const TrainResult r = train(c);
+    EXPECT_GT(r.test_psnr, 15.0);
+    EXPECT_NE(read_file((dir / "ray/config.json").string()).find("\"shading\": \"ray\""), std::string::npos);
+    const TrainResult e = evaluate_model(c.output, "", "cpu");
+    EXPECT_NEAR(e.test_psnr, r.test_psnr, 1e-9);
+}
+
 TEST(TrainConfig, JsonRoundTripAndUnknownKeys) {
     TrainConfig c;
     c.data = "somewhere";
@@ -238,6 +251,9 @@ TEST(TrainConfig, JsonRoundTripAndUnknownKeys) {
     EXPECT_EQ(config_to_json(back), config_to_json(c));
     EXPECT_EQ(back.steps, 1234);
     EXPECT_EQ(back.render.trace_mode, TraceMode::trace);
+    EXPECT_EQ(config_from_json(R"({"shading": "ray"})", "c.json", TrainConfig{}).render.shading,
+              Shading::ray);
+    EXPECT_THROW(config_from_json(R"({"shading": "splat"})", "c.json", TrainConfig{}), IoError);
     EXPECT_THROW(config_from_json(R"({"stepz": 3})", "c.json", TrainConfig{}), IoError);
     EXPECT_THROW(config_from_json(R"({"steps": "many"})", "c.json", TrainConfig{}), IoError);
     TrainConfig bad = c;

@@ -55,6 +55,22 @@ struct RayResponseGrads {
     T v_opacity = 0;  // ∂/∂opacity (not its logit)
 };
 
+// ∂/∂(log-scale, quaternion) from ∂/∂L of the whitening L = whitening(log_scale, quat); L_ij = s_i⁻¹ R_ji.
+template <class T>
+RADIANT_HD void whitening_vjp(Vec3<T> log_scale, Vec4<T> quat, const Mat3<T>& l, const Mat3<T>& v_l,
+                              Vec3<T>& v_log_scale, Vec4<T>& v_quat) {
+    const T inv[3] = {std::exp(-log_scale.x), std::exp(-log_scale.y), std::exp(-log_scale.z)};
+    Mat3<T> v_r;
+    T v_ls[3] = {0, 0, 0};
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            v_ls[i] -= v_l.m[i][j] * l.m[i][j];
+            v_r.m[j][i] = v_l.m[i][j] * inv[i];
+        }
+    v_log_scale = {v_ls[0], v_ls[1], v_ls[2]};
+    v_quat = quat_to_rotmat_vjp(quat, v_r);
+}
+
 // ∂/∂(mean, log-scale, quaternion, opacity) from v_alpha = ∂loss/∂α for a hit in front. t* drops out
 // (envelope theorem): ∂α/∂o_l = −α·c, ∂α/∂d_l = −α·t*·c.
 template <class T>
@@ -67,21 +83,20 @@ RADIANT_HD RayResponseGrads<T> ray_response_vjp(Vec3<T> mean, Vec3<T> log_scale,
     const Vec3<T> v_ol = (-v_alpha * h.alpha) * h.c, v_dl = (-v_alpha * h.alpha * h.t_star) * h.c;
     const Vec3<T> u = origin - mean;
     g.v_mean = T(-1) * (transpose(l) * v_ol);
-    // ∂/∂L = v_ol uᵀ + v_dl dirᵀ; L_ij = s_i⁻¹ R_ji.
+    // ∂/∂L = v_ol uᵀ + v_dl dirᵀ.
     Mat3<T> v_l;
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) v_l.m[i][j] = v_ol[i] * u[j] + v_dl[i] * dir[j];
-    const T inv[3] = {std::exp(-log_scale.x), std::exp(-log_scale.y), std::exp(-log_scale.z)};
-    Mat3<T> v_r;
-    T v_ls[3] = {0, 0, 0};
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-            v_ls[i] -= v_l.m[i][j] * l.m[i][j];
-            v_r.m[j][i] = v_l.m[i][j] * inv[i];
-        }
-    g.v_log_scale = {v_ls[0], v_ls[1], v_ls[2]};
-    g.v_quat = quat_to_rotmat_vjp(quat, v_r);
+    whitening_vjp(log_scale, quat, l, v_l, g.v_log_scale, g.v_quat);
     return g;
+}
+
+// The ray model's stand-in for `ewa`'s screen-space mean gradient (the densification statistic): the
+// gradient with respect to moving the camera-frame mean m across the image at its depth, in pixels —
+// ∂x_pixel/∂m_x = fx / m_z, so ∂L/∂x_pixel = (m_z / fx)·∂L/∂m_x (likewise y).
+template <class T>
+RADIANT_HD Vec2<T> ray_mean2d_grad(Vec3<T> mean_cam, Vec3<T> v_mean_cam, T fx, T fy) {
+    return {v_mean_cam.x * mean_cam.z / fx, v_mean_cam.y * mean_cam.z / fy};
 }
 
 // Where in the image plane (normalised coordinates x = X/Z, y = Y/Z, before any lens distortion) a Gaussian
@@ -119,6 +134,18 @@ RADIANT_HD SilhouetteBounds<T> ray_silhouette(Vec3<T> mean_cam, const Mat3<T>& c
     roots(mean_cam.y, cov_cam.m[1][2], cov_cam.m[1][1], b.y0, b.y1);
     b.kind = Silhouette::bounded;
     return b;
+}
+
+// The ray model's screen radius in pixels (ADC's screen-size prune): half the silhouette's larger extent,
+// at least 1 for a visible Gaussian; an unbounded silhouette counts as the whole image.
+template <class T>
+RADIANT_HD int ray_screen_radius(const SilhouetteBounds<T>& b, T fx, T fy, int width, int height) {
+    if (b.kind == Silhouette::culled) return 0;
+    const T whole = T(width > height ? width : height);
+    if (b.kind == Silhouette::unbounded) return int(whole);
+    T r = T(0.5) * ((b.x1 - b.x0) * fx > (b.y1 - b.y0) * fy ? (b.x1 - b.x0) * fx : (b.y1 - b.y0) * fy);
+    r = r < whole ? r : whole;
+    return r > T(1) ? int(std::ceil(r)) : 1;
 }
 
 // Direction (camera frame, z = 1) of the ray through pixel (px, py) — pixel centres at +0.5 — through the

@@ -11,6 +11,7 @@
 #include "radiant/core/distortion.hpp"
 #include "radiant/core/error.hpp"
 #include "radiant/core/ray_model.hpp"
+#include "radiant/core/ray_project.hpp"
 #include "radiant/core/sh.hpp"
 
 namespace radiant::cpu {
@@ -61,23 +62,6 @@ RayCamera<T> ray_camera(const Camera& camera, const TileGrid& grid) {
     return r;
 }
 
-namespace {
-
-// The first and one-past-last index whose [lo, hi] range meets [a, b] (conservative superset: min to max).
-template <class T>
-void overlapping(const std::vector<T>& ranges, T a, T b, int& first, int& end) {
-    first = 0;
-    end = 0;
-    const int n = int(ranges.size() / 2);
-    for (int i = 0; i < n; ++i)
-        if (ranges[2 * std::size_t(i)] <= b && ranges[2 * std::size_t(i) + 1] >= a) {
-            if (end == 0) first = i;
-            end = i + 1;
-        }
-}
-
-}  // namespace
-
 template <class T>
 void project_ray(const SceneT<T>& scene, const Camera& camera, const RenderSettings& settings,
                  const RayCamera<T>& rays, const TileGrid& grid, Projected<T>& out, RayProjected<T>& ray) {
@@ -93,39 +77,23 @@ void project_ray(const SceneT<T>& scene, const Camera& camera, const RenderSetti
     ray.means.assign(n, {});
     ray.whitening.assign(n, {});
     ray.bounds.assign(n, {});
-    const PinholeParams<T> cam = pinhole_params<T>(camera);
-    const Vec3<T> centre = cast<T>(camera.centre());
-    const int degree = std::min(settings.sh_degree, scene.sh_degree);
-    const T cutoff = T(settings.alpha_cutoff);
+    const ProjectSettings<T> ps = project_settings<T>(camera, settings, scene.sh_degree);
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < std::int64_t(n); ++i) {
         const std::size_t g = std::size_t(i);
-        const Vec3<T> m = cam.R * scene.mean(g) + cam.t;
-        const T opacity = sigmoid(scene.opacity_logits[g]);
-        const Mat3<T> l_world = whitening(scene.log_scale(g), scene.quat(g));
-        const Mat3<T> r = quat_to_rotmat(scene.quat(g));
-        Mat3<T> s2;
-        for (int k = 0; k < 3; ++k) s2.m[k][k] = std::exp(T(2) * scene.log_scale(g)[k]);
-        const Mat3<T> cov = cam.R * (r * s2 * transpose(r)) * transpose(cam.R);
-        const SilhouetteBounds<T> b = ray_silhouette(m, cov, opacity, cutoff);
-        if (b.kind == Silhouette::culled || !(m.z > T(settings.near_plane)) || !(m.z < T(settings.far_plane)))
-            continue;
-        TileRect rect{0, 0, grid.tiles_x, grid.tiles_y};
-        if (b.kind == Silhouette::bounded) {
-            overlapping(rays.col_bounds, b.x0, b.x1, rect.x0, rect.x1);
-            overlapping(rays.row_bounds, b.y0, b.y1, rect.y0, rect.y1);
-        }
+        RayFootprint<T> f;
+        if (!project_ray_gaussian(gaussian_params(scene, g), ps, f)) continue;
+        const TileRect rect = ray_tile_rect(f.bounds, rays.col_bounds.data(), grid.tiles_x,
+                                            rays.row_bounds.data(), grid.tiles_y);
         if (rect.empty()) continue;
-        const Vec3<T> colour = sh_to_colour(degree, scene.sh_of(g), normalize(scene.mean(g) - centre));
-        if (!(std::isfinite(colour.x) && std::isfinite(colour.y) && std::isfinite(colour.z))) continue;
-        out.depths[g] = m.z;
-        out.opacities[g] = opacity;
-        out.colours[g] = colour;
+        out.depths[g] = f.depth;
+        out.opacities[g] = f.opacity;
+        out.colours[g] = f.colour;
         out.tile_rects[g] = rect;
-        out.radii[g] = 1;  // visible; the ray model has no screen radius
-        ray.means[g] = m;
-        ray.whitening[g] = l_world * transpose(cam.R);
-        ray.bounds[g] = b;
+        out.radii[g] = f.radius;
+        ray.means[g] = f.mean_cam;
+        ray.whitening[g] = f.whitening_cam;
+        ray.bounds[g] = f.bounds;
     }
 }
 
@@ -151,18 +119,11 @@ ForwardResult<T> render_forward_ray(const SceneT<T>& scene, const Camera& camera
     std::vector<std::pair<std::uint64_t, std::int32_t>> items;
     for (std::size_t g = 0; g < n; ++g) {
         if (!pr.visible(g)) continue;
-        const SilhouetteBounds<T>& b = ray.bounds[g];
         const std::uint64_t depth_bits = std::bit_cast<std::uint32_t>(float(pr.depths[g]));
-        const TileRect& rect = pr.tile_rects[g];
-        for (int ty = rect.y0; ty < rect.y1; ++ty)
-            for (int tx = rect.x0; tx < rect.x1; ++tx) {
-                const int tile = ty * grid.tiles_x + tx;
-                const T* tb = rays.tile_bounds.data() + 4 * std::size_t(tile);
-                if (b.kind == Silhouette::bounded &&
-                    (tb[0] > b.x1 || tb[1] < b.x0 || tb[2] > b.y1 || tb[3] < b.y0))
-                    continue;
-                items.push_back({(std::uint64_t(tile) << 32) | depth_bits, std::int32_t(g)});
-            }
+        for_each_ray_tile(ray.bounds[g], pr.tile_rects[g], rays.tile_bounds.data(), grid.tiles_x,
+                          [&](int tile) {
+                              items.push_back({(std::uint64_t(tile) << 32) | depth_bits, std::int32_t(g)});
+                          });
     }
     std::sort(items.begin(), items.end());
     fill_tile_lists(items, grid.tile_count(), out.lists);
@@ -216,6 +177,7 @@ SceneGradsT<T> render_backward_ray(const SceneT<T>& scene, const Camera& camera,
         bool capped;
     };
     std::vector<Hit> hits;
+    std::vector<Vec3<T>> v_mean_raster(n);  // ∂L/∂mean through α only: the densification statistic
     for (int y = 0; y < grid.height; ++y)
         for (int x = 0; x < w; ++x) {
             const std::size_t pix = std::size_t(y) * std::size_t(w) + std::size_t(x);
@@ -250,6 +212,7 @@ SceneGradsT<T> render_backward_ray(const SceneT<T>& scene, const Camera& camera,
                 const Vec3<T> v_dir = sh_to_colour_vjp(degree, scene.sh_of(g), normalize(view), v_colour,
                                                        out.sh.data() + g * k3);
                 const Vec3<T> v_mean = rg.v_mean + normalize_vjp(view, v_dir);
+                v_mean_raster[g] += rg.v_mean;
                 for (int c = 0; c < 3; ++c) {
                     out.means[3 * g + std::size_t(c)] += v_mean[c];
                     out.log_scales[3 * g + std::size_t(c)] += rg.v_log_scale[c];
@@ -259,6 +222,13 @@ SceneGradsT<T> render_backward_ray(const SceneT<T>& scene, const Camera& camera,
                 out.opacity_logits[g] += rg.v_opacity * o * (T(1) - o);
             }
         }
+    const T half_w = T(0.5) * T(camera.width), half_h = T(0.5) * T(camera.height);
+    for (std::size_t g = 0; g < n; ++g) {
+        if (!pr.visible(g)) continue;
+        const Vec2<T> v2 =
+            ray_mean2d_grad(ray.means[g], cam.R * v_mean_raster[g], T(camera.fx), T(camera.fy));
+        out.mean2d_grad_norms[g] = std::sqrt(v2.x * half_w * v2.x * half_w + v2.y * half_h * v2.y * half_h);
+    }
     return out;
 }
 

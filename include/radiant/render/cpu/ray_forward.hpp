@@ -2,7 +2,6 @@
 // The CPU reference forward for the `ray` shading model (issue 8, DESIGN.md §2): per-pixel rays through the
 // full lens model (no undistortion of the image), α from each Gaussian's peak along the ray, binned by the
 // exact silhouette of its α = alpha_cutoff iso-ellipsoid, composited front to back like `ewa`.
-// Not yet wired into the trainer or the CLI (the backward and the CUDA path come next).
 #include <vector>
 
 #include "radiant/core/camera.hpp"
@@ -51,7 +50,8 @@ ForwardResult<T> render_forward_ray(const SceneT<T>& scene, const Camera& camera
 // The ray model's backward from the forward's lists (replay: each pixel's hits re-walked, no re-render), with
 // DESIGN.md §2's compositing and per-hit gradients straight to the 3D parameters (ray_response_vjp) and
 // through the SH colour. v_rgb is ∂L/∂C [H, W, 3]. Serial over pixels: the reference, not the fast path.
-// mean2d_grad_norms stay 0 (the ray model's densification statistic is still to be chosen).
+// mean2d_grad_norms: the gradient of moving each camera-frame mean across the image (ray_mean2d_grad), in
+// `ewa`'s units, so ADC's thresholds keep their meaning.
 template <class T>
 SceneGradsT<T> render_backward_ray(const SceneT<T>& scene, const Camera& camera,
                                    const RenderSettings& settings, const ForwardResult<T>& fwd,
