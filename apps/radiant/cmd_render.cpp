@@ -41,6 +41,14 @@ void run(RenderArgs& a) {
         throw Error("give exactly one of --camera FILE.json, --eye x,y,z (look-at) or --orbit N");
     if (!a.camera_json.empty()) {
         cams = read_cameras_json(a.camera_json);
+        // `ewa` draws ideal pinhole images: a lens model would be dropped without a word.
+        for (const Camera& c : cams)
+            if (c.model != CameraModel::pinhole && a.render.settings.shading == Shading::ewa)
+                throw IoError(
+                    a.camera_json,
+                    fmt::format("camera {} has {} lens distortion, which `ewa` cannot draw; render it "
+                                "with --shading ray, or give an undistorted (pinhole) camera",
+                                c.name.empty() ? "(unnamed)" : c.name, to_string(c.model)));
     } else if (!a.eye.empty()) {
         cams.push_back(look_at(vec3(a.eye, "--eye"), vec3(a.target, "--target"), vec3(a.up, "--up"), a.fov,
                                a.width, a.height));
