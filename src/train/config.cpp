@@ -13,6 +13,23 @@ using nlohmann::json;
 
 namespace {
 
+// A setting stored by the name of its value (to_string); anything else names the accepted ones.
+template <class E>
+void read_choice(const json& j, const char* key, const std::string& file, std::initializer_list<E> values,
+                 E& out) {
+    if (!j.contains(key)) return;
+    const std::string given = j[key].is_string() ? j[key].get<std::string>() : "";
+    std::string names;
+    for (E v : values) {
+        if (given == to_string(v)) {
+            out = v;
+            return;
+        }
+        names += fmt::format("{}\"{}\"", names.empty() ? "" : " or ", to_string(v));
+    }
+    throw IoError(file, fmt::format("'{}' must be {}", key, names));
+}
+
 // One table of (key, member) pairs drives both directions, so the JSON and the struct cannot drift apart.
 template <class F>
 void for_each_field(TrainConfig& c, F&& f) {
@@ -105,24 +122,8 @@ TrainConfig config_from_json(const std::string& text, const std::string& name, T
             throw IoError(name, fmt::format("'{}' has the wrong type", key));
         }
     });
-    if (j.contains("trace_mode")) {
-        const std::string m = j["trace_mode"].is_string() ? j["trace_mode"].get<std::string>() : "";
-        if (m == "replay")
-            c.render.trace_mode = TraceMode::replay;
-        else if (m == "trace")
-            c.render.trace_mode = TraceMode::trace;
-        else
-            throw IoError(name, "'trace_mode' must be \"replay\" or \"trace\"");
-    }
-    if (j.contains("shading")) {
-        const std::string m = j["shading"].is_string() ? j["shading"].get<std::string>() : "";
-        if (m == "ewa")
-            c.render.shading = Shading::ewa;
-        else if (m == "ray")
-            c.render.shading = Shading::ray;
-        else
-            throw IoError(name, "'shading' must be \"ewa\" or \"ray\"");
-    }
+    read_choice(j, "trace_mode", name, {TraceMode::replay, TraceMode::trace}, c.render.trace_mode);
+    read_choice(j, "shading", name, {Shading::ewa, Shading::ray}, c.render.shading);
     for (const auto& [key, value] : j.items())
         if (!known.count(key)) throw IoError(name, fmt::format("unknown setting '{}'", key));
     return c;

@@ -12,6 +12,14 @@
 
 namespace radiant {
 
+// ADC's statistic from a screen-space mean gradient in pixels: its norm in gsplat's units (each axis scaled
+// by half the image size, as if taken in NDC), so the 2e-4 threshold keeps its meaning at any resolution.
+template <class T>
+RADIANT_HD T mean2d_grad_norm(Vec2<T> v_pixels, int width, int height) {
+    const T hx = v_pixels.x * (T(0.5) * T(width)), hy = v_pixels.y * (T(0.5) * T(height));
+    return std::sqrt(hx * hx + hy * hy);
+}
+
 // ADC thresholds resolved for one densification step (world sizes already multiplied by the extent).
 struct AdcRule {
     float grad_threshold = 2e-4f;

@@ -3,6 +3,7 @@
 // no shared writes.
 #include <cmath>
 
+#include "radiant/core/densify_rules.hpp"
 #include "radiant/core/project.hpp"
 #include "radiant/render/cpu/ray_forward.hpp"
 #include "radiant/render/cpu/render_cpu.hpp"
@@ -17,7 +18,6 @@ void project_ewa_bwd(const SceneT<T>& scene, const Camera& camera, const RenderS
     const Projected<T>& pr = fwd.projected;
     const ProjectSettings<T> ps = project_settings<T>(camera, settings, scene.sh_degree);
     const std::size_t k = std::size_t(scene.sh_coeffs());
-    const T half_w = T(0.5) * T(camera.width), half_h = T(0.5) * T(camera.height);
     const std::int64_t n = std::int64_t(scene.size());
 
 #pragma omp parallel for schedule(static)
@@ -41,8 +41,7 @@ void project_ewa_bwd(const SceneT<T>& scene, const Camera& camera, const RenderS
         out.quats[4 * g + 2] = r.v_quat.z;
         out.quats[4 * g + 3] = r.v_quat.w;
         out.opacity_logits[g] = r.v_opacity_logit;
-        const Vec2<T> v2 = raster.v_means2d[g];
-        out.mean2d_grad_norms[g] = std::sqrt(v2.x * half_w * v2.x * half_w + v2.y * half_h * v2.y * half_h);
+        out.mean2d_grad_norms[g] = mean2d_grad_norm(raster.v_means2d[g], camera.width, camera.height);
     }
 }
 
