@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -28,7 +29,17 @@ struct BenchArgs {
     std::size_t n = 1000000;
     int width = 1920, height = 1080, steps = 20, warmup = 5;
     bool heavier = false, cpu = false, json = false, trace = false;
+    Shading shading = Shading::ewa;
+    CameraModel lens = CameraModel::pinhole;
 };
+
+// A lens of a phone camera's strength for `ray` rows (the fox dataset's OpenCV coefficients; a mild
+// equidistant fisheye): what the model costs when every pixel's ray bends.
+void set_lens(Camera& cam, CameraModel lens) {
+    cam.model = lens;
+    if (lens == CameraModel::opencv) cam.distortion = {0.0578421, -0.0805099, -0.000980296, 0.00015575};
+    if (lens == CameraModel::fisheye) cam.distortion = {0.05, -0.01, 0.002, -0.0005};
+}
 
 double median(std::vector<double> v) {
     if (v.empty()) return 0;
@@ -54,6 +65,8 @@ void report(const BenchArgs& a, const std::string& device,
         j["height"] = a.height;
         j["heavier"] = a.heavier;
         j["trace_mode"] = a.trace ? "trace" : "replay";
+        j["shading"] = to_string(a.shading);
+        j["lens"] = to_string(a.lens);
         j["steps"] = a.steps;
         j["tile_pairs"] = pairs;
         j["peak_memory_bytes"] = peak;
@@ -61,8 +74,9 @@ void report(const BenchArgs& a, const std::string& device,
         std::printf("%s\n", j.dump(2).c_str());
         return;
     }
-    std::printf("%s — %zu Gaussians%s @ %dx%d, %s mode, median of %d steps\n", device.c_str(), a.n,
-                a.heavier ? " (heavier)" : "", a.width, a.height, a.trace ? "trace" : "replay", a.steps);
+    std::printf("%s — %zu Gaussians%s @ %dx%d, %s shading (%s lens), %s mode, median of %d steps\n",
+                device.c_str(), a.n, a.heavier ? " (heavier)" : "", a.width, a.height, to_string(a.shading),
+                to_string(a.lens), a.trace ? "trace" : "replay", a.steps);
     for (const auto& [k, v] : rows) std::printf("  %-10s %8.3f ms\n", k.c_str(), v);
     std::printf("  tile pairs %zu\n  peak memory %.2f GiB\n", pairs, double(peak) / (1024.0 * 1024 * 1024));
 }
@@ -108,8 +122,12 @@ void run_cpu(const BenchArgs& a, const Scene& scene, const Camera& cam, const Re
 void run(const BenchArgs& a) {
     if (a.steps < 1 || a.warmup < 0) throw Error("--steps must be positive and --warmup non-negative");
     const Scene scene = make_bench_scene({a.n, a.heavier, 0});
-    const Camera cam = bench_camera(a.width, a.height);
+    Camera cam = bench_camera(a.width, a.height);
+    set_lens(cam, a.lens);
+    if (a.lens != CameraModel::pinhole && a.shading == Shading::ewa)
+        throw Error("--lens needs --shading ray (ewa draws an ideal pinhole)");
     RenderSettings s;
+    s.shading = a.shading;
     s.trace_mode = a.trace ? TraceMode::trace : TraceMode::replay;
     s.max_splat_steps = a.trace ? 256 : 0;
     if (a.cpu) return run_cpu(a, scene, cam, s);
@@ -152,6 +170,16 @@ void add_bench_command(CLI::App& app) {
     cmd->add_option("--warmup", a->warmup, "untimed steps first")->capture_default_str();
     cmd->add_flag("--heavier", a->heavier, "the heavier scene (log-scale mean ln 0.03)");
     cmd->add_flag("--trace", a->trace, "trace mode (stored hits) instead of replay");
+    cmd->add_option("--shading", a->shading, "ewa or ray")
+        ->transform(CLI::CheckedTransformer(
+            std::map<std::string, Shading>{{"ewa", Shading::ewa}, {"ray", Shading::ray}}))
+        ->capture_default_str();
+    cmd->add_option("--lens", a->lens, "the camera's lens for --shading ray: pinhole, opencv or fisheye")
+        ->transform(
+            CLI::CheckedTransformer(std::map<std::string, CameraModel>{{"pinhole", CameraModel::pinhole},
+                                                                       {"opencv", CameraModel::opencv},
+                                                                       {"fisheye", CameraModel::fisheye}}))
+        ->capture_default_str();
     cmd->add_flag("--cpu", a->cpu, "time the CPU reference instead of CUDA");
     cmd->add_flag("--json", a->json, "JSON output");
     cmd->callback([a] { run(*a); });

@@ -13,12 +13,6 @@
 namespace radiant {
 namespace {
 
-// The `ray` model has no CUDA kernels yet (issue 8): refuse it rather than render `ewa` instead.
-void require_ewa(const RenderSettings& s) {
-    if (s.shading != Shading::ewa)
-        throw Error("the CUDA backend renders the `ewa` model only; `ray` runs on the CPU backend so far");
-}
-
 class CudaBackend final : public Backend {
   public:
     std::string name() const override { return "cuda"; }
@@ -45,7 +39,6 @@ class CudaBackend final : public Backend {
     std::size_t size() const override { return step_.size(); }
 
     StepStats step(const StepInput& in) override {
-        require_ewa(in.settings);
         TrainStepArgs a;
         a.camera = in.camera;
         a.image = in.image;
@@ -69,12 +62,10 @@ class CudaBackend final : public Backend {
     }
 
     Image<float> render(const Camera& camera, const RenderSettings& settings) override {
-        require_ewa(settings);
         return step_.render(camera, settings);
     }
     ViewScore evaluate(const Camera& camera, const RenderSettings& settings, std::size_t image,
                        Image<float>* render) override {
-        require_ewa(settings);
         const ImageScore s = step_.evaluate(camera, settings, image, render);
         return {s.psnr, s.ssim};
     }

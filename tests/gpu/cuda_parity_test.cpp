@@ -1,4 +1,5 @@
-// CUDA vs the CPU reference (issue 6; ctest label `gpu`): images, gradients of every group, Adam updates.
+// CUDA vs the CPU reference (issues 6, 8; ctest label `gpu`): images, gradients of every group for both
+// shading models (`ray` on pinhole, radial-tangential and fisheye cameras), Adam updates.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -47,7 +48,16 @@ struct Case {
     bool bench_scene;
     int count, sh_degree, width, height;
     TraceMode mode;
+    Shading shading = Shading::ewa;
+    CameraModel lens = CameraModel::pinhole;
 };
+
+// Lens coefficients of the strength phone and action cameras have.
+void set_lens(Camera& cam, CameraModel lens) {
+    cam.model = lens;
+    if (lens == CameraModel::opencv) cam.distortion = {-0.12, 0.03, 0.001, -0.0015};
+    if (lens == CameraModel::fisheye) cam.distortion = {0.05, -0.01, 0.002, -0.0005};
+}
 
 class CudaParity : public ::testing::TestWithParam<Case> {};
 
@@ -66,7 +76,9 @@ TEST_P(CudaParity, ImagesAndGradientsMatchTheCpuReference) {
         scene = test::random_scene(std::uint32_t(c.count + c.width), o);
         cam = test::random_camera(std::uint32_t(c.height), c.width, c.height);
     }
+    set_lens(cam, c.lens);
     RenderSettings s;
+    s.shading = c.shading;
     s.trace_mode = c.mode;
     s.max_splat_steps = c.mode == TraceMode::trace ? 512 : 0;
     s.background = {0.1, 0.3, 0.2};
@@ -79,8 +91,9 @@ TEST_P(CudaParity, ImagesAndGradientsMatchTheCpuReference) {
         mean_abs += std::abs(double(img_gpu.data[i]) - fwd.rgb.data[i]);
     mean_abs /= double(fwd.rgb.data.size());
     EXPECT_LT(mean_abs, 1e-5) << c.name;
-    // The exact ellipse–tile test runs in float on the GPU and in the reference's type on the CPU: an ellipse
-    // that grazes a tile corner may land on either side (1 pair in 75k on bench_n50k at radius 3.33).
+    // The exact ellipse–tile (`ray`: silhouette–tile) test runs in float on both, but rounding may differ: a
+    // footprint that grazes a tile corner may land on either side (1 pair in 75k on bench_n50k at
+    // radius 3.33).
     const double pairs = double(fwd.lists.pairs());
     EXPECT_LE(std::abs(double(gpu.tile_pairs()) - pairs), std::max(1.0, 1e-4 * pairs)) << c.name;
 
@@ -110,7 +123,15 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"random_n2000_sh2_trace", false, 2000, 2, 130, 77, TraceMode::trace},
                       Case{"random_n5000_sh0", false, 5000, 0, 256, 256, TraceMode::replay},
                       Case{"bench_n50k_480x270", true, 50000, 3, 480, 270, TraceMode::replay},
-                      Case{"bench_n50k_trace", true, 50000, 3, 480, 270, TraceMode::trace}),
+                      Case{"bench_n50k_trace", true, 50000, 3, 480, 270, TraceMode::trace},
+                      Case{"ray_random_n2000_pinhole", false, 2000, 2, 200, 150, TraceMode::replay,
+                           Shading::ray},
+                      Case{"ray_random_n2000_opencv", false, 2000, 3, 160, 120, TraceMode::replay,
+                           Shading::ray, CameraModel::opencv},
+                      Case{"ray_random_n2000_fisheye_trace", false, 2000, 1, 130, 77, TraceMode::trace,
+                           Shading::ray, CameraModel::fisheye},
+                      Case{"ray_bench_n50k_opencv", true, 50000, 3, 480, 270, TraceMode::replay, Shading::ray,
+                           CameraModel::opencv}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(CudaAdam, MatchesTheCpuOptimizerToFloatRounding) {

@@ -85,6 +85,26 @@ TEST(RayForward, MatchesBruteForceOnPinholeAndDistortedCameras) {
     }
 }
 
+// A float render must trace the same rays as a double one: every pixel of a phone camera (fox's OpenCV
+// coefficients) gets a ray in both, the float ones the double ones rounded.
+TEST(RayCamera, FloatRendersGetEveryPixelsRay) {
+    Camera cam = look_at({0, 0, -3}, {0, 0, 0}, {0, -1, 0}, 60.0, 270, 480);
+    cam.fx = cam.fy = 1375.5 / 4;
+    cam.cx = 554.558 / 4;
+    cam.cy = 965.268 / 4;
+    cam.model = CameraModel::opencv;
+    cam.distortion = {0.0578421, -0.0805099, -0.000980296, 0.00015575};
+    const TileGrid grid(cam.width, cam.height, 16);
+    const cpu::RayCamera<float> f = cpu::ray_camera<float>(cam, grid);
+    const cpu::RayCamera<double> d = cpu::ray_camera<double>(cam, grid);
+    EXPECT_EQ(std::count(f.valid.begin(), f.valid.end(), 1), std::ptrdiff_t(f.valid.size()));
+    EXPECT_EQ(f.valid, d.valid);
+    double worst = 0;
+    for (std::size_t i = 0; i < f.dirs.size(); ++i)
+        worst = std::max({worst, std::abs(f.dirs[i].x - d.dirs[i].x), std::abs(f.dirs[i].y - d.dirs[i].y)});
+    EXPECT_LT(worst, 1e-7);
+}
+
 // `shading = ray` in the settings reaches the ray model through the common entry points, and on the demo
 // scene (small, near-isotropic Gaussians) the two models give nearly the same picture.
 TEST(RayForward, SettingsSelectTheModelAndAgreeWithEwaOnTheDemoScene) {

@@ -8,6 +8,7 @@
 
 #include "composite_tiles.hpp"
 #include "radiant/core/composite.hpp"
+#include "radiant/core/densify_rules.hpp"
 #include "radiant/core/distortion.hpp"
 #include "radiant/core/error.hpp"
 #include "radiant/core/ray_model.hpp"
@@ -22,7 +23,9 @@ RayCamera<T> ray_camera(const Camera& camera, const TileGrid& grid) {
     const int w = grid.width, h = grid.height;
     r.dirs.assign(std::size_t(w) * std::size_t(h), {});
     r.valid.assign(r.dirs.size(), 0);
-    const Distortion<T> d = distortion_of<T>(camera);
+    // Rays are solved in double whatever T is: in float the Newton undistortion stalls at rounding level
+    // above its convergence test and ~2 % of a phone camera's pixels (fox) would get no ray.
+    const Distortion<double> d = distortion_of<double>(camera);
     const T inf = std::numeric_limits<T>::infinity();
     r.tile_bounds.assign(4 * std::size_t(grid.tile_count()), T(0));
     for (std::size_t t = 0; t < std::size_t(grid.tile_count()); ++t) {
@@ -36,9 +39,10 @@ RayCamera<T> ray_camera(const Camera& camera, const TileGrid& grid) {
         for (int y = ty * ts; y < std::min(h, (ty + 1) * ts); ++y)
             for (int x = tx * ts; x < std::min(w, (tx + 1) * ts); ++x) {
                 const std::size_t pix = std::size_t(y) * std::size_t(w) + std::size_t(x);
-                Vec3<T> dir;
-                if (!camera_ray(T(camera.fx), T(camera.fy), T(camera.cx), T(camera.cy), d, T(x), T(y), dir))
+                Vec3<double> ray;
+                if (!camera_ray(camera.fx, camera.fy, camera.cx, camera.cy, d, double(x), double(y), ray))
                     continue;
+                const Vec3<T> dir = cast<T>(ray);
                 r.dirs[pix] = dir;
                 r.valid[pix] = 1;
                 b[0] = std::min(b[0], dir.x), b[1] = std::max(b[1], dir.x);
@@ -145,6 +149,11 @@ template <class T>
 SceneGradsT<T> render_backward_ray(const SceneT<T>& scene, const Camera& camera,
                                    const RenderSettings& settings, const ForwardResult<T>& fwd,
                                    const Image<T>& v_rgb) {
+    const TileGrid& grid = fwd.grid;
+    const Projected<T>& pr = fwd.projected;
+    const TileLists& lists = fwd.lists;
+    RADIANT_CHECK(v_rgb.width == grid.width && v_rgb.height == grid.height && v_rgb.channels == 3,
+                  "render_backward_ray: the pixel gradient's size differs from the render's");
     const std::size_t n = scene.size(), k3 = std::size_t(scene.sh_coeffs()) * 3;
     SceneGradsT<T> out;
     out.sh_degree = scene.sh_degree;
@@ -155,79 +164,91 @@ SceneGradsT<T> render_backward_ray(const SceneT<T>& scene, const Camera& camera,
     out.sh.assign(k3 * n, T(0));
     out.mean2d_grad_norms.assign(n, T(0));
     out.visible.assign(n, 0);
-    const TileGrid& grid = fwd.grid;
-    const Projected<T>& pr = fwd.projected;
     for (std::size_t g = 0; g < n; ++g) out.visible[g] = pr.visible(g) ? 1 : 0;
     const RayCamera<T> rays = ray_camera<T>(camera, grid);
     RayProjected<T> ray;
     Projected<T> unused;
     project_ray(scene, camera, settings, rays, grid, unused, ray);
-    const PinholeParams<T> cam = pinhole_params<T>(camera);
-    const Vec3<T> centre = cast<T>(camera.centre());
-    const int degree = std::min(settings.sh_degree, scene.sh_degree);
-    const T cutoff = T(settings.alpha_cutoff);
+    const T cutoff = T(settings.alpha_cutoff), grad_clip = T(settings.loss_grad_clip);
     const Vec3<T> bg{T(settings.background[0]), T(settings.background[1]), T(settings.background[2])};
-    const int w = grid.width, ts = grid.tile_size;
-    // The whitened closest approach is the same in camera and world coordinates, so each hit's camera-frame
-    // response serves the world-frame VJP.
+    const int w = grid.width, h = grid.height, ts = grid.tile_size;
+    auto clip = [&](T v) { return grad_clip > T(0) ? std::clamp(v, -grad_clip, grad_clip) : v; };
+
+    // Raster backward: each pixel re-walks its tile's list up to its last composited entry (replay: the
+    // forward's hits, not a re-render), then back to front DESIGN.md §2's compositing gradient and each
+    // hit's camera-frame share (add_ray_hit) into the sums of its list entry — one tile's entries belong to
+    // it alone, so tiles run in parallel without shared writes.
+    std::vector<RayHitSums<T>> pair(lists.pairs());
     struct Hit {
-        std::size_t g;
+        std::int32_t pos;
         RayResponse<T> h;
         T alpha, trans;
-        bool capped;
     };
-    std::vector<Hit> hits;
-    std::vector<Vec3<T>> v_mean_raster(n);  // ∂L/∂mean through α only: the densification statistic
-    for (int y = 0; y < grid.height; ++y)
-        for (int x = 0; x < w; ++x) {
-            const std::size_t pix = std::size_t(y) * std::size_t(w) + std::size_t(x);
-            if (!rays.valid[pix]) continue;
-            const int tile = (y / ts) * grid.tiles_x + x / ts;
-            // Re-walk the forward's list up to its last composited entry.
-            hits.clear();
-            T trans = T(1);
-            for (std::int32_t i = fwd.lists.tile_ranges[2 * std::size_t(tile)]; i < fwd.trace.last_isect[pix];
-                 ++i) {
-                const std::size_t g = std::size_t(fwd.lists.isect_gids[std::size_t(i)]);
-                const RayResponse<T> h =
-                    ray_response(ray.whitening[g], ray.means[g], pr.opacities[g], Vec3<T>{}, rays.dirs[pix]);
-                const T alpha = std::min(h.alpha, T(kMaxAlpha));
-                if (!h.in_front || alpha < cutoff) continue;
-                hits.push_back({g, h, alpha, trans, h.alpha >= T(kMaxAlpha)});
-                trans *= T(1) - alpha;
-            }
-            const Vec3<T> v{v_rgb.data[3 * pix], v_rgb.data[3 * pix + 1], v_rgb.data[3 * pix + 2]};
-            const Vec3<T> dir_world = transpose(cam.R) * rays.dirs[pix];
-            Vec3<T> behind = bg;  // D: the colour behind the current hit
-            for (std::size_t j = hits.size(); j-- > 0;) {
-                const Hit& hit = hits[j];
-                const std::size_t g = hit.g;
-                const Vec3<T> col = pr.colours[g];
-                const T v_alpha = hit.capped ? T(0) : hit.trans * dot(col - behind, v);
-                const Vec3<T> v_colour = (hit.trans * hit.alpha) * v;
-                behind = hit.alpha * col + (T(1) - hit.alpha) * behind;
-                const RayResponseGrads<T> rg = ray_response_vjp(
-                    scene.mean(g), scene.log_scale(g), scene.quat(g), centre, dir_world, hit.h, v_alpha);
-                const Vec3<T> view = scene.mean(g) - centre;
-                const Vec3<T> v_dir = sh_to_colour_vjp(degree, scene.sh_of(g), normalize(view), v_colour,
-                                                       out.sh.data() + g * k3);
-                const Vec3<T> v_mean = rg.v_mean + normalize_vjp(view, v_dir);
-                v_mean_raster[g] += rg.v_mean;
-                for (int c = 0; c < 3; ++c) {
-                    out.means[3 * g + std::size_t(c)] += v_mean[c];
-                    out.log_scales[3 * g + std::size_t(c)] += rg.v_log_scale[c];
+#pragma omp parallel for schedule(dynamic)
+    for (int tile = 0; tile < grid.tile_count(); ++tile) {
+        const int tx = tile % grid.tiles_x, ty = tile / grid.tiles_x;
+        const std::int32_t start = lists.tile_ranges[2 * std::size_t(tile)];
+        std::vector<Hit> hits;
+        for (int y = ty * ts; y < (ty + 1) * ts && y < h; ++y)
+            for (int x = tx * ts; x < (tx + 1) * ts && x < w; ++x) {
+                const std::size_t pix = std::size_t(y) * std::size_t(w) + std::size_t(x);
+                if (!rays.valid[pix]) continue;
+                const Vec3<T> dir = rays.dirs[pix];
+                hits.clear();
+                T trans = T(1);
+                for (std::int32_t i = start; i < fwd.trace.last_isect[pix]; ++i) {
+                    const std::size_t g = std::size_t(lists.isect_gids[std::size_t(i)]);
+                    const RayResponse<T> r =
+                        ray_response(ray.whitening[g], ray.means[g], pr.opacities[g], Vec3<T>{}, dir);
+                    const T alpha = std::min(r.alpha, T(kMaxAlpha));
+                    if (!r.in_front || alpha < cutoff) continue;
+                    hits.push_back({i, r, alpha, trans});
+                    trans *= T(1) - alpha;
                 }
-                for (int c = 0; c < 4; ++c) out.quats[4 * g + std::size_t(c)] += rg.v_quat[c];
-                const T o = pr.opacities[g];
-                out.opacity_logits[g] += rg.v_opacity * o * (T(1) - o);
+                const Vec3<T> v{clip(v_rgb.data[3 * pix]), clip(v_rgb.data[3 * pix + 1]),
+                                clip(v_rgb.data[3 * pix + 2])};
+                Vec3<T> behind = bg;  // D: the colour behind the current hit
+                for (std::size_t j = hits.size(); j-- > 0;) {
+                    const Hit& hit = hits[j];
+                    const std::size_t g = std::size_t(lists.isect_gids[std::size_t(hit.pos)]);
+                    const Vec3<T> col = pr.colours[g];
+                    // The clamp at 0.99 passes no gradient to α (as `ewa`'s splat_alpha_vjp).
+                    const T v_alpha = hit.h.alpha >= T(kMaxAlpha) ? T(0) : hit.trans * dot(col - behind, v);
+                    RayHitSums<T>& sums = pair[std::size_t(hit.pos)];
+                    sums.v_colour += (hit.trans * hit.alpha) * v;
+                    add_ray_hit(hit.h, dir, v_alpha, sums);
+                    behind = hit.alpha * col + (T(1) - hit.alpha) * behind;
+                }
             }
-        }
-    const T half_w = T(0.5) * T(camera.width), half_h = T(0.5) * T(camera.height);
-    for (std::size_t g = 0; g < n; ++g) {
+    }
+
+    // Per Gaussian: its entries' sums in list order (deterministic), then the chain to its parameters.
+    std::vector<RayHitSums<T>> sums(n);
+    for (std::size_t i = 0; i < lists.pairs(); ++i) {
+        RayHitSums<T>& s = sums[std::size_t(lists.isect_gids[i])];
+        const RayHitSums<T>& p = pair[i];
+        s.v_ol += p.v_ol;
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) s.v_dl_dir.m[r][c] += p.v_dl_dir.m[r][c];
+        s.v_colour += p.v_colour;
+        s.v_opacity += p.v_opacity;
+    }
+    const ProjectSettings<T> ps = project_settings<T>(camera, settings, scene.sh_degree);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < std::int64_t(n); ++i) {
+        const std::size_t g = std::size_t(i);
         if (!pr.visible(g)) continue;
-        const Vec2<T> v2 =
-            ray_mean2d_grad(ray.means[g], cam.R * v_mean_raster[g], T(camera.fx), T(camera.fy));
-        out.mean2d_grad_norms[g] = std::sqrt(v2.x * half_w * v2.x * half_w + v2.y * half_h * v2.y * half_h);
+        Vec3<T> v_mean_cam;
+        const GaussianGrads<T> r = project_ray_gaussian_vjp(gaussian_params(scene, g), ps, sums[g],
+                                                            out.sh.data() + g * k3, v_mean_cam);
+        for (int c = 0; c < 3; ++c) {
+            out.means[3 * g + std::size_t(c)] = r.v_mean[c];
+            out.log_scales[3 * g + std::size_t(c)] = r.v_log_scale[c];
+        }
+        for (int c = 0; c < 4; ++c) out.quats[4 * g + std::size_t(c)] = r.v_quat[c];
+        out.opacity_logits[g] = r.v_opacity_logit;
+        const Vec2<T> v2 = ray_mean2d_grad(ray.means[g], v_mean_cam, T(camera.fx), T(camera.fy));
+        out.mean2d_grad_norms[g] = mean2d_grad_norm(v2, camera.width, camera.height);
     }
     return out;
 }

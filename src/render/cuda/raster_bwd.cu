@@ -1,6 +1,5 @@
-#include "radiant/core/composite.hpp"
 #include "radiant/render/cuda/cuda_check.hpp"
-#include "splat_batch.cuh"
+#include "raster_models.cuh"
 
 namespace radiant::cuda {
 namespace {
@@ -12,51 +11,19 @@ __device__ float clip(float v, float limit) {
     return limit > 0.f ? fminf(fmaxf(v, -limit), limit) : v;
 }
 
-struct HitGrad {
-    float v[9];  // mean2d x y, conic a b c, colour r g b, opacity
-};
-
-// ∂L/∂(one hit's inputs), back to front: ∂C/∂c = T α, ∂C/∂α = T (c − D) (DESIGN.md §2), then α → footprint.
-__device__ void hit_grad(const Vec2<float>& centre, float2 mean, float4 co, float3 colour, float alpha,
-                         float t_before, const Vec3<float>& v_c, Vec3<float>& behind, HitGrad& out) {
-    const Vec3<float> c{colour.x, colour.y, colour.z};
-    const float w = t_before * alpha;
-    out.v[5] = w * v_c.x;
-    out.v[6] = w * v_c.y;
-    out.v[7] = w * v_c.z;
-    const float v_alpha = t_before * dot(c - behind, v_c);
-    Sym2<float> v_conic{};
-    Vec2<float> v_mean{};
-    float v_opacity = 0.f;
-    splat_alpha_vjp(Sym2<float>{co.x, co.y, co.z}, centre - Vec2<float>{mean.x, mean.y}, co.w, v_alpha,
-                    v_conic, v_mean, v_opacity);
-    out.v[0] = v_mean.x;
-    out.v[1] = v_mean.y;
-    out.v[2] = v_conic.a;
-    out.v[3] = v_conic.b;
-    out.v[4] = v_conic.c;
-    out.v[8] = v_opacity;
-    behind = alpha * c + (1.f - alpha) * behind;
-}
-
-__device__ void add_to_gaussian(const RasterBwdArgs& a, std::uint32_t g, const HitGrad& h) {
-    atomicAdd(&a.v_means2d[g].x, h.v[0]);
-    atomicAdd(&a.v_means2d[g].y, h.v[1]);
-    atomicAdd(&a.v_conics[3 * g], h.v[2]);
-    atomicAdd(&a.v_conics[3 * g + 1], h.v[3]);
-    atomicAdd(&a.v_conics[3 * g + 2], h.v[4]);
-    atomicAdd(&a.v_colours[3 * g], h.v[5]);
-    atomicAdd(&a.v_colours[3 * g + 1], h.v[6]);
-    atomicAdd(&a.v_colours[3 * g + 2], h.v[7]);
-    atomicAdd(&a.v_opacities[g], h.v[8]);
+__device__ Vec3<float> pixel_grad(const RasterBwdArgs& a, std::size_t pix) {
+    return {clip(a.v_rgb[3 * pix], a.loss_grad_clip), clip(a.v_rgb[3 * pix + 1], a.loss_grad_clip),
+            clip(a.v_rgb[3 * pix + 2], a.loss_grad_clip)};
 }
 
 // Replay mode. One block per tile, one thread per pixel. The tile's list is walked back to front from the
 // furthest last hit of any of its pixels, in shared-memory batches; at each list entry (uniform across the
-// block) every pixel that composited it adds its gradient, the warp sums them with shuffles and one lane
-// adds the sum to the Gaussian. T before each hit is recovered as T_after / (1 − α), as the CPU reference.
+// block) every pixel that composited it computes its gradient (the model's kGrads floats), the warp sums
+// them with shuffles and one lane adds the sum to the Gaussian. T before each hit is recovered as
+// T_after / (1 − α), as the CPU reference.
+template <class Model>
 __global__ void __launch_bounds__(kMaxBlock) raster_bwd_replay_kernel(RasterBwdArgs a) {
-    __shared__ SplatBatch<kMaxBlock> s;
+    __shared__ typename Model::template Batch<kMaxBlock> s;
     __shared__ int s_max_last;
     const RasterFwdArgs& f = a.fwd;
     const int tile = blockIdx.y * f.tiles_x + blockIdx.x;
@@ -65,13 +32,12 @@ __global__ void __launch_bounds__(kMaxBlock) raster_bwd_replay_kernel(RasterBwdA
     const bool inside = x < f.width && y < f.height;
     const uint2 range = f.tile_ranges[tile];
     const std::size_t pix = inside ? std::size_t(y) * std::size_t(f.width) + std::size_t(x) : 0;
-    const Vec2<float> centre{float(x) + 0.5f, float(y) + 0.5f};
-    const int my_last = inside ? f.last_isect[pix] : int(range.x);
+    typename Model::Pixel px{};
+    const bool has_ray = inside && Model::pixel(f, x, y, pix, px);
+    // A pixel without a ray composited nothing: its last_isect is the range start.
+    const int my_last = has_ray ? f.last_isect[pix] : int(range.x);
     float trans = inside ? f.final_T[pix] : 1.f;
-    const Vec3<float> v_c = inside ? Vec3<float>{clip(a.v_rgb[3 * pix], a.loss_grad_clip),
-                                                 clip(a.v_rgb[3 * pix + 1], a.loss_grad_clip),
-                                                 clip(a.v_rgb[3 * pix + 2], a.loss_grad_clip)}
-                                   : Vec3<float>{};
+    const Vec3<float> v_c = inside ? pixel_grad(a, pix) : Vec3<float>{};
     Vec3<float> behind{f.background.x, f.background.y, f.background.z};
     if (tid == 0) s_max_last = int(range.x);
     __syncthreads();
@@ -86,23 +52,22 @@ __global__ void __launch_bounds__(kMaxBlock) raster_bwd_replay_kernel(RasterBwdA
         __syncthreads();
         for (int i = batch_end - 1; i >= batch_start; --i) {
             const int j = i - batch_start;
-            HitGrad h{};
+            float v[Model::kGrads] = {};
             bool hit = false;
             if (i < my_last) {
-                const float4 co = s.conic_opacity[j];
+                const typename Model::Splat sp = s.get(j);
                 float alpha;
-                hit =
-                    splat_alpha(Sym2<float>{co.x, co.y, co.z}, centre - Vec2<float>{s.mean[j].x, s.mean[j].y},
-                                co.w, s.extent[j], f.alpha_cutoff, alpha);
+                typename Model::Hit h;
+                hit = Model::alpha(sp, px, f.alpha_cutoff, alpha, h);
                 if (hit) {
                     trans = trans / (1.f - alpha);
-                    hit_grad(centre, s.mean[j], co, s.colour[j], alpha, trans, v_c, behind, h);
+                    Model::hit_grad(sp, s.colour_of(j), px, h, alpha, trans, v_c, behind, v);
                 }
             }
             if (!__any_sync(kFullMask, hit)) continue;
-            for (int k = 0; k < 9; ++k)
-                for (int off = 16; off > 0; off >>= 1) h.v[k] += __shfl_down_sync(kFullMask, h.v[k], off);
-            if (lane == 0) add_to_gaussian(a, s.gid[j], h);
+            for (int k = 0; k < Model::kGrads; ++k)
+                for (int off = 16; off > 0; off >>= 1) v[k] += __shfl_down_sync(kFullMask, v[k], off);
+            if (lane == 0) Model::add(a, s.gid[j], v);
         }
         __syncthreads();
     }
@@ -110,24 +75,40 @@ __global__ void __launch_bounds__(kMaxBlock) raster_bwd_replay_kernel(RasterBwdA
 
 // Trace mode: each pixel walks its own stored hits back to front; lists differ per pixel, so every hit adds
 // its gradient with atomics directly.
+template <class Model>
 __global__ void raster_bwd_trace_kernel(RasterBwdArgs a) {
     const RasterFwdArgs& f = a.fwd;
     const int x = blockIdx.x * f.tile_size + threadIdx.x, y = blockIdx.y * f.tile_size + threadIdx.y;
     if (x >= f.width || y >= f.height) return;
     const std::size_t pix = std::size_t(y) * std::size_t(f.width) + std::size_t(x);
-    const Vec2<float> centre{float(x) + 0.5f, float(y) + 0.5f};
-    const Vec3<float> v_c{clip(a.v_rgb[3 * pix], a.loss_grad_clip),
-                          clip(a.v_rgb[3 * pix + 1], a.loss_grad_clip),
-                          clip(a.v_rgb[3 * pix + 2], a.loss_grad_clip)};
+    typename Model::Pixel px{};
+    if (!Model::pixel(f, x, y, pix, px)) return;
+    const Vec3<float> v_c = pixel_grad(a, pix);
     Vec3<float> behind{f.background.x, f.background.y, f.background.z};
     for (int k = f.n_hits[pix] - 1; k >= 0; --k) {
         const std::size_t slot = pix * std::size_t(f.trace_stride) + std::size_t(k);
         const std::uint32_t g = std::uint32_t(f.hit_gids[slot]);
-        HitGrad h{};
-        hit_grad(centre, f.means2d[g], f.conic_opacity[g],
-                 make_float3(f.colours[3 * g], f.colours[3 * g + 1], f.colours[3 * g + 2]),
-                 f.hit_alphas[slot], f.hit_T[slot], v_c, behind, h);
-        add_to_gaussian(a, g, h);
+        const typename Model::Splat sp = Model::fetch(f, g);
+        float alpha;
+        typename Model::Hit h;
+        Model::alpha(sp, px, f.alpha_cutoff, alpha, h);  // the model's hit state; α is the stored one
+        float v[Model::kGrads] = {};
+        Model::hit_grad(sp, colour_of(f, g), px, h, f.hit_alphas[slot], f.hit_T[slot], v_c, behind, v);
+        Model::add(a, g, v);
+    }
+}
+
+template <class Model>
+void launch(const RasterBwdArgs& a, cudaStream_t stream) {
+    const RasterFwdArgs& f = a.fwd;
+    const dim3 grid(unsigned(f.tiles_x), unsigned(f.tiles_y)),
+        block(unsigned(f.tile_size), unsigned(f.tile_size));
+    if (f.trace_stride > 0) {
+        raster_bwd_trace_kernel<Model><<<grid, block, 0, stream>>>(a);
+        RADIANT_CUDA_CHECK_LAUNCH("raster_bwd_trace_kernel");
+    } else {
+        raster_bwd_replay_kernel<Model><<<grid, block, 0, stream>>>(a);
+        RADIANT_CUDA_CHECK_LAUNCH("raster_bwd_replay_kernel");
     }
 }
 
@@ -138,15 +119,10 @@ void launch_raster_bwd(const RasterBwdArgs& a, cudaStream_t stream) {
     if (f.width == 0 || f.height == 0) return;
     RADIANT_CHECK(f.tile_size * f.tile_size <= kMaxBlock && (f.tile_size * f.tile_size) % 32 == 0,
                   "CUDA raster backward: tile_size must be 8 or 16");
-    const dim3 grid(unsigned(f.tiles_x), unsigned(f.tiles_y)),
-        block(unsigned(f.tile_size), unsigned(f.tile_size));
-    if (f.trace_stride > 0) {
-        raster_bwd_trace_kernel<<<grid, block, 0, stream>>>(a);
-        RADIANT_CUDA_CHECK_LAUNCH("raster_bwd_trace_kernel");
-    } else {
-        raster_bwd_replay_kernel<<<grid, block, 0, stream>>>(a);
-        RADIANT_CUDA_CHECK_LAUNCH("raster_bwd_replay_kernel");
-    }
+    if (f.shading == Shading::ray)
+        launch<RayModel>(a, stream);
+    else
+        launch<EwaModel>(a, stream);
 }
 
 }  // namespace radiant::cuda

@@ -1,6 +1,5 @@
-#include "radiant/core/composite.hpp"
 #include "radiant/render/cuda/cuda_check.hpp"
-#include "splat_batch.cuh"
+#include "raster_models.cuh"
 
 namespace radiant::cuda {
 namespace {
@@ -9,23 +8,26 @@ constexpr int kMaxBlock = 256;  // 16×16 tiles
 
 // One block per tile, one thread per pixel. The tile's sorted list is streamed through shared memory in
 // batches of one Gaussian per thread; each pixel composites front to back with the per-hit rules of
-// core/composite.hpp and records its trace. Reads the projection and the lists; writes rgb, final_T, n_hits,
-// last_isect and (trace mode) the hits.
+// core/composite.hpp (α from the shading model) and records its trace. Reads the projection and the lists;
+// writes rgb, final_T, n_hits, last_isect and (trace mode) the hits. A pixel without a ray (`ray` model,
+// outside the lens model's valid region) is background.
+template <class Model>
 __global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) {
-    __shared__ SplatBatch<kMaxBlock> s;
+    __shared__ typename Model::template Batch<kMaxBlock> s;
     const int tile = blockIdx.y * a.tiles_x + blockIdx.x;
     const int x = blockIdx.x * a.tile_size + threadIdx.x, y = blockIdx.y * a.tile_size + threadIdx.y;
     const int tid = threadIdx.y * blockDim.x + threadIdx.x, block = blockDim.x * blockDim.y;
     const bool inside = x < a.width && y < a.height;
     const uint2 range = a.tile_ranges[tile];
-    const Vec2<float> centre{float(x) + 0.5f, float(y) + 0.5f};
+    const std::size_t pix = inside ? std::size_t(y) * std::size_t(a.width) + std::size_t(x) : 0;
+    typename Model::Pixel px{};
+    const bool has_ray = inside && Model::pixel(a, x, y, pix, px);
 
     float trans = 1.f;
     Vec3<float> c{};
     int hits = 0;
     std::int32_t last = std::int32_t(range.x);
-    bool done = !inside;
-    const std::size_t pix = inside ? std::size_t(y) * std::size_t(a.width) + std::size_t(x) : 0;
+    bool done = !has_ray;
     for (std::uint32_t batch = range.x; batch < range.y; batch += std::uint32_t(block)) {
         if (__syncthreads_count(done) == block) break;
         const std::uint32_t idx = batch + std::uint32_t(tid);
@@ -37,11 +39,10 @@ __global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) 
                 done = true;
                 break;
             }
-            const float4 co = s.conic_opacity[j];
+            const typename Model::Splat sp = s.get(j);
             float alpha;
-            if (!splat_alpha(Sym2<float>{co.x, co.y, co.z}, centre - Vec2<float>{s.mean[j].x, s.mean[j].y},
-                             co.w, s.extent[j], a.alpha_cutoff, alpha))
-                continue;
+            typename Model::Hit h;
+            if (!Model::alpha(sp, px, a.alpha_cutoff, alpha, h)) continue;
             const float next = trans * (1.f - alpha);
             if (next < a.transmittance_threshold) {
                 done = true;
@@ -53,8 +54,7 @@ __global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) 
                 a.hit_alphas[slot] = alpha;
                 a.hit_T[slot] = trans;
             }
-            const float w = alpha * trans;
-            c += w * Vec3<float>{s.colour[j].x, s.colour[j].y, s.colour[j].z};
+            c += (alpha * trans) * s.colour_of(j);
             trans = next;
             ++hits;
             last = std::int32_t(batch) + j + 1;
@@ -70,14 +70,22 @@ __global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) 
     a.last_isect[pix] = last;
 }
 
+template <class Model>
+void launch(const RasterFwdArgs& a, cudaStream_t stream) {
+    raster_fwd_kernel<Model><<<dim3(unsigned(a.tiles_x), unsigned(a.tiles_y)),
+                               dim3(unsigned(a.tile_size), unsigned(a.tile_size)), 0, stream>>>(a);
+    RADIANT_CUDA_CHECK_LAUNCH("raster_fwd_kernel");
+}
+
 }  // namespace
 
 void launch_raster_fwd(const RasterFwdArgs& a, cudaStream_t stream) {
     if (a.width == 0 || a.height == 0) return;
     RADIANT_CHECK(a.tile_size * a.tile_size <= kMaxBlock, "CUDA raster: tile_size must be at most 16");
-    raster_fwd_kernel<<<dim3(unsigned(a.tiles_x), unsigned(a.tiles_y)),
-                        dim3(unsigned(a.tile_size), unsigned(a.tile_size)), 0, stream>>>(a);
-    RADIANT_CUDA_CHECK_LAUNCH("raster_fwd_kernel");
+    if (a.shading == Shading::ray)
+        launch<RayModel>(a, stream);
+    else
+        launch<EwaModel>(a, stream);
 }
 
 }  // namespace radiant::cuda

@@ -41,11 +41,10 @@ float StageTimer::elapsed_ms(Stage stage) const {
 
 Rasterizer::Rasterizer(MemoryCounter* c) : counter_(c), raster_args_(std::make_unique<RasterFwdArgs>()) {
     for (auto* b : {&extent_sq_, &depths_, &colours_, &v_conics_, &v_colours_, &v_opacities_, &rgb_,
-                    &final_T_, &hit_alphas_, &hit_T_})
+                    &final_T_, &hit_alphas_, &hit_T_, &ray_whitening_, &v_ray_})
         b->set_counter(c);
-    means2d_.set_counter(c);
-    v_means2d_.set_counter(c);
-    conic_opacity_.set_counter(c);
+    for (auto* b : {&means2d_, &v_means2d_, &pixel_dirs_, &col_bounds_, &row_bounds_}) b->set_counter(c);
+    for (auto* b : {&conic_opacity_, &ray_mean_opacity_, &ray_bounds_, &tile_bounds_}) b->set_counter(c);
     tile_rects_.set_counter(c);
     radii_.set_counter(c);
     tiles_touched_.set_counter(c);
@@ -73,10 +72,15 @@ int bits_for(std::uint32_t v) {
     return b;
 }
 
-template <class Scene>
-void fill_scene(const Scene& s, int k, ProjectFwdArgs& a) {
+bool same_intrinsics(const Camera& a, const Camera& b) {
+    return a.width == b.width && a.height == b.height && a.fx == b.fx && a.fy == b.fy && a.cx == b.cx &&
+           a.cy == b.cy && a.model == b.model && a.distortion == b.distortion;
+}
+
+template <class Args>
+void fill_scene_args(const DeviceSceneView& s, Args& a) {
     a.n = s.n;
-    a.sh_coeffs = k;
+    a.sh_coeffs = sh_coeff_count(s.sh_degree);
     a.means = s.means;
     a.log_scales = s.log_scales;
     a.quats = s.quats;
@@ -85,6 +89,114 @@ void fill_scene(const Scene& s, int k, ProjectFwdArgs& a) {
 }
 
 }  // namespace
+
+void Rasterizer::project_ewa(const DeviceSceneView& scene, const Camera& camera,
+                             const RenderSettings& settings, cudaStream_t stream) {
+    const std::size_t n = std::size_t(scene.n);
+    means2d_.resize_discard(n);
+    conic_opacity_.resize_discard(n);
+    extent_sq_.resize_discard(n);
+    ProjectFwdArgs p{};
+    fill_scene_args(scene, p);
+    p.ps = project_settings<float>(camera, settings, scene.sh_degree);
+    p.tiles_x = tiles_x_;
+    p.means2d = means2d_.data();
+    p.conic_opacity = conic_opacity_.data();
+    p.extent_sq = extent_sq_.data();
+    p.depths = depths_.data();
+    p.colours = colours_.data();
+    p.tile_rects = tile_rects_.data();
+    p.radii = radii_.data();
+    p.tiles_touched = tiles_touched_.data();
+    launch_project_ewa_fwd(p, stream);
+}
+
+void Rasterizer::update_rays(const Camera& camera, int tile_size, cudaStream_t stream) {
+    const std::size_t tiles = std::size_t(tiles_x_) * std::size_t(tiles_y_);
+    if (rays_for_ && same_intrinsics(*rays_for_, camera) && tile_bounds_.size() == tiles &&
+        col_bounds_.size() == std::size_t(tiles_x_))
+        return;
+    pixel_dirs_.resize_discard(std::size_t(width_) * std::size_t(height_));
+    tile_bounds_.resize_discard(tiles);
+    col_bounds_.resize_discard(std::size_t(tiles_x_));
+    row_bounds_.resize_discard(std::size_t(tiles_y_));
+    RayCameraArgs r{};
+    r.width = width_;
+    r.height = height_;
+    r.tile_size = tile_size;
+    r.tiles_x = tiles_x_;
+    r.tiles_y = tiles_y_;
+    r.fx = camera.fx;
+    r.fy = camera.fy;
+    r.cx = camera.cx;
+    r.cy = camera.cy;
+    r.lens = distortion_of<double>(camera);
+    r.pixel_dirs = pixel_dirs_.data();
+    r.tile_bounds = tile_bounds_.data();
+    r.col_bounds = col_bounds_.data();
+    r.row_bounds = row_bounds_.data();
+    launch_ray_camera(r, stream);
+    rays_for_ = camera;
+}
+
+void Rasterizer::project_ray(const DeviceSceneView& scene, const Camera& camera,
+                             const RenderSettings& settings, cudaStream_t stream) {
+    update_rays(camera, settings.tile_size, stream);
+    const std::size_t n = std::size_t(scene.n);
+    ray_mean_opacity_.resize_discard(n);
+    ray_whitening_.resize_discard(9 * n);
+    ray_bounds_.resize_discard(n);
+    ProjectRayFwdArgs p{};
+    fill_scene_args(scene, p);
+    p.ps = project_settings<float>(camera, settings, scene.sh_degree);
+    p.tiles_x = tiles_x_;
+    p.tiles_y = tiles_y_;
+    p.tile_bounds = tile_bounds_.data();
+    p.col_bounds = col_bounds_.data();
+    p.row_bounds = row_bounds_.data();
+    p.mean_opacity = ray_mean_opacity_.data();
+    p.whitening = ray_whitening_.data();
+    p.bounds = ray_bounds_.data();
+    p.depths = depths_.data();
+    p.colours = colours_.data();
+    p.tile_rects = tile_rects_.data();
+    p.radii = radii_.data();
+    p.tiles_touched = tiles_touched_.data();
+    launch_project_ray_fwd(p, stream);
+}
+
+void Rasterizer::bin(const RenderSettings& settings, cudaStream_t stream) {
+    const int n = int(means_count_);
+    if (settings.shading == Shading::ray) {
+        BinRayArgs b{};
+        b.n = n;
+        b.tiles_x = tiles_x_;
+        b.bounds = ray_bounds_.data();
+        b.depths = depths_.data();
+        b.tile_rects = tile_rects_.data();
+        b.tile_bounds = tile_bounds_.data();
+        b.offsets = offsets_.data();
+        b.isect_keys = keys_.data();
+        b.isect_gids = gids_.data();
+        launch_bin_ray_tiles(b, stream);
+        return;
+    }
+    BinArgs b{};
+    b.n = n;
+    b.tiles_x = tiles_x_;
+    b.tile_size = settings.tile_size;
+    b.width = width_;
+    b.height = height_;
+    b.means2d = means2d_.data();
+    b.conic_opacity = conic_opacity_.data();
+    b.extent_sq = extent_sq_.data();
+    b.depths = depths_.data();
+    b.tile_rects = tile_rects_.data();
+    b.offsets = offsets_.data();
+    b.isect_keys = keys_.data();
+    b.isect_gids = gids_.data();
+    launch_bin_tiles(b, stream);
+}
 
 std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& camera,
                                 const RenderSettings& settings, cudaStream_t stream, StageTimer* timer) {
@@ -100,11 +212,9 @@ std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& came
     tiles_y_ = (height_ + settings.tile_size - 1) / settings.tile_size;
     const std::size_t n = std::size_t(scene.n), pixels = std::size_t(width_) * std::size_t(height_);
     const std::size_t tiles = std::size_t(tiles_x_) * std::size_t(tiles_y_);
+    means_count_ = n;
     if (!pinned_count_) RADIANT_CUDA_CHECK(cudaMallocHost(&pinned_count_, 2 * sizeof(std::uint32_t)));
 
-    means2d_.resize_discard(n);
-    conic_opacity_.resize_discard(n);
-    extent_sq_.resize_discard(n);
     depths_.resize_discard(n);
     colours_.resize_discard(3 * n);
     tile_rects_.resize_discard(n);
@@ -112,21 +222,10 @@ std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& came
     tiles_touched_.resize_discard(n);
     offsets_.resize_discard(n);
     if (timer) timer->start(stream);
-
-    const int k = sh_coeff_count(scene.sh_degree);
-    ProjectFwdArgs p{};
-    fill_scene(scene, k, p);
-    p.ps = project_settings<float>(camera, settings, scene.sh_degree);
-    p.tiles_x = tiles_x_;
-    p.means2d = means2d_.data();
-    p.conic_opacity = conic_opacity_.data();
-    p.extent_sq = extent_sq_.data();
-    p.depths = depths_.data();
-    p.colours = colours_.data();
-    p.tile_rects = tile_rects_.data();
-    p.radii = radii_.data();
-    p.tiles_touched = tiles_touched_.data();
-    launch_project_ewa_fwd(p, stream);
+    if (settings.shading == Shading::ray)
+        project_ray(scene, camera, settings, stream);
+    else
+        project_ewa(scene, camera, settings, stream);
     if (timer) timer->mark(Stage::project, stream);
 
     // Exclusive scan of the per-Gaussian pair counts; the total comes back to the host to size the sort.
@@ -149,21 +248,7 @@ std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& came
     keys_sorted_.resize_discard(pairs_);
     gids_.resize_discard(pairs_);
     gids_sorted_.resize_discard(pairs_);
-    BinArgs b{};
-    b.n = int(n);
-    b.tiles_x = tiles_x_;
-    b.tile_size = settings.tile_size;
-    b.width = width_;
-    b.height = height_;
-    b.means2d = means2d_.data();
-    b.conic_opacity = conic_opacity_.data();
-    b.extent_sq = extent_sq_.data();
-    b.depths = depths_.data();
-    b.tile_rects = tile_rects_.data();
-    b.offsets = offsets_.data();
-    b.isect_keys = keys_.data();
-    b.isect_gids = gids_.data();
-    launch_bin_tiles(b, stream);
+    bin(settings, stream);
     if (timer) timer->mark(Stage::bin, stream);
 
     // One radix sort over only the key bits in use: 32 depth bits and enough for the tile ids.
@@ -193,6 +278,7 @@ std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& came
     hit_T_.resize_discard(pixels * std::size_t(stride));
     RasterFwdArgs& r = *raster_args_;  // kept: the backward reads the same lists and trace
     r = {};
+    r.shading = settings.shading;
     r.width = width_;
     r.height = height_;
     r.tile_size = settings.tile_size;
@@ -200,10 +286,16 @@ std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& came
     r.tiles_y = tiles_y_;
     r.tile_ranges = tile_ranges_.data();
     r.isect_gids = gids_sorted_.data();
-    r.means2d = means2d_.data();
-    r.conic_opacity = conic_opacity_.data();
-    r.extent_sq = extent_sq_.data();
     r.colours = colours_.data();
+    if (settings.shading == Shading::ray) {
+        r.ray_mean_opacity = ray_mean_opacity_.data();
+        r.ray_whitening = ray_whitening_.data();
+        r.pixel_dirs = pixel_dirs_.data();
+    } else {
+        r.means2d = means2d_.data();
+        r.conic_opacity = conic_opacity_.data();
+        r.extent_sq = extent_sq_.data();
+    }
     r.alpha_cutoff = float(settings.alpha_cutoff);
     r.transmittance_threshold = float(settings.transmittance_threshold);
     r.max_splat_steps = settings.max_splat_steps;
@@ -225,47 +317,65 @@ std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& came
 void Rasterizer::backward(const DeviceSceneView& scene, const float* v_rgb, DeviceGradsView out,
                           cudaStream_t stream, StageTimer* timer) {
     const std::size_t n = std::size_t(scene.n);
-    RADIANT_CHECK(means2d_.size() == n, "Rasterizer::backward: run forward on this scene first");
-    v_means2d_.resize_discard(n);
-    v_conics_.resize_discard(3 * n);
-    v_colours_.resize_discard(3 * n);
-    v_opacities_.resize_discard(n);
-    for (auto* b : {&v_conics_, &v_colours_, &v_opacities_}) b->zero(stream);
-    v_means2d_.zero(stream);
-
+    RADIANT_CHECK(means_count_ == n && radii_.size() == n,
+                  "Rasterizer::backward: run forward on this scene first");
+    const bool ray = settings_.shading == Shading::ray;
     RasterBwdArgs r{};
     r.fwd = *raster_args_;
     r.v_rgb = v_rgb;
     r.loss_grad_clip = float(settings_.loss_grad_clip);
-    r.v_means2d = v_means2d_.data();
-    r.v_conics = v_conics_.data();
-    r.v_colours = v_colours_.data();
-    r.v_opacities = v_opacities_.data();
+    if (ray) {
+        v_ray_.resize_discard(kRayHitSums * n);
+        v_ray_.zero(stream);
+        r.v_ray = v_ray_.data();
+    } else {
+        v_means2d_.resize_discard(n);
+        v_conics_.resize_discard(3 * n);
+        v_colours_.resize_discard(3 * n);
+        v_opacities_.resize_discard(n);
+        for (auto* b : {&v_conics_, &v_colours_, &v_opacities_}) b->zero(stream);
+        v_means2d_.zero(stream);
+        r.v_means2d = v_means2d_.data();
+        r.v_conics = v_conics_.data();
+        r.v_colours = v_colours_.data();
+        r.v_opacities = v_opacities_.data();
+    }
     launch_raster_bwd(r, stream);
     if (timer) timer->mark(Stage::backward, stream);
 
-    ProjectBwdArgs g{};
-    g.n = int(n);
-    g.sh_coeffs = sh_coeff_count(scene.sh_degree);
-    g.means = scene.means;
-    g.log_scales = scene.log_scales;
-    g.quats = scene.quats;
-    g.opacity_logits = scene.opacity_logits;
-    g.sh = scene.sh;
-    g.ps = project_settings<float>(camera_, settings_, scene.sh_degree);
-    g.conic_opacity = conic_opacity_.data();
-    g.radii = radii_.data();
-    g.v_means2d = v_means2d_.data();
-    g.v_conics = v_conics_.data();
-    g.v_colours = v_colours_.data();
-    g.v_opacities = v_opacities_.data();
-    g.g_means = out.means;
-    g.g_log_scales = out.log_scales;
-    g.g_quats = out.quats;
-    g.g_opacity_logits = out.opacity_logits;
-    g.g_sh = out.sh;
-    g.mean2d_grad_norms = out.mean2d_grad_norms;
-    launch_project_ewa_bwd(g, stream);
+    const ProjectSettings<float> ps = project_settings<float>(camera_, settings_, scene.sh_degree);
+    if (ray) {
+        ProjectRayBwdArgs g{};
+        fill_scene_args(scene, g);
+        g.ps = ps;
+        g.radii = radii_.data();
+        g.mean_opacity = ray_mean_opacity_.data();
+        g.v_ray = v_ray_.data();
+        g.g_means = out.means;
+        g.g_log_scales = out.log_scales;
+        g.g_quats = out.quats;
+        g.g_opacity_logits = out.opacity_logits;
+        g.g_sh = out.sh;
+        g.mean2d_grad_norms = out.mean2d_grad_norms;
+        launch_project_ray_bwd(g, stream);
+    } else {
+        ProjectBwdArgs g{};
+        fill_scene_args(scene, g);
+        g.ps = ps;
+        g.conic_opacity = conic_opacity_.data();
+        g.radii = radii_.data();
+        g.v_means2d = v_means2d_.data();
+        g.v_conics = v_conics_.data();
+        g.v_colours = v_colours_.data();
+        g.v_opacities = v_opacities_.data();
+        g.g_means = out.means;
+        g.g_log_scales = out.log_scales;
+        g.g_quats = out.quats;
+        g.g_opacity_logits = out.opacity_logits;
+        g.g_sh = out.sh;
+        g.mean2d_grad_norms = out.mean2d_grad_norms;
+        launch_project_ewa_bwd(g, stream);
+    }
     if (timer) timer->mark(Stage::geometry, stream);
 }
 

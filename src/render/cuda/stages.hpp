@@ -1,12 +1,14 @@
 #pragma once
-// The CUDA stages of the `ewa` step (layer-private). Each stage: a plain Args struct of pointers and sizes,
-// passed by value, and one launch_<stage>(args, stream) that returns on zero work, sizes the grid, launches
-// and checks. Layouts are SoA, one entry per Gaussian [N], pair [P], tile or pixel [H·W].
+// The CUDA stages of the step, for both shading models (layer-private). Each stage: a plain Args struct of
+// pointers and sizes, passed by value, and one launch_<stage>(args, stream) that returns on zero work, sizes
+// the grid, launches and checks. Layouts are SoA, one entry per Gaussian [N], pair [P], tile or pixel [H·W].
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 
+#include "radiant/core/distortion.hpp"
 #include "radiant/core/project.hpp"
+#include "radiant/core/render_settings.hpp"
 
 namespace radiant::cuda {
 
@@ -40,6 +42,52 @@ struct BinArgs {
 };
 void launch_bin_tiles(const BinArgs& a, cudaStream_t stream);
 
+// The `ray` model (DESIGN.md §2). Per camera: each pixel's ray and each tile's bounds in the undistorted
+// image plane (ray_camera.cu); per Gaussian: the projection and exact silhouette tile count
+// (project_ray_fwd.cu), then binning against the tiles' own bounds (bin_tiles.cu).
+struct RayCameraArgs {
+    int width = 0, height = 0, tile_size = 16, tiles_x = 0, tiles_y = 0;
+    double fx = 0, fy = 0, cx = 0, cy = 0;
+    Distortion<double> lens;
+    // outputs
+    float2* pixel_dirs;   // [H·W] ray (x, y, 1) in the camera frame; x = NaN where the lens has no inverse
+    float4* tile_bounds;  // [tiles] x0 x1 y0 y1 over the tile's rays (x0 = +inf, x1 = −inf: none)
+    float2* col_bounds;   // [tiles_x] x range of a column of tiles
+    float2* row_bounds;   // [tiles_y] y range of a row of tiles
+};
+void launch_ray_camera(const RayCameraArgs& a, cudaStream_t stream);
+
+struct ProjectRayFwdArgs {
+    int n = 0, sh_coeffs = 1;
+    const float *means, *log_scales, *quats, *opacity_logits, *sh;
+    ProjectSettings<float> ps;
+    int tiles_x = 0, tiles_y = 0;
+    const float4* tile_bounds;
+    const float2 *col_bounds, *row_bounds;
+    // outputs [N]
+    float4* mean_opacity;  // camera-frame mean, opacity
+    float* whitening;      // [N, 9] camera-frame L_c, row-major
+    float4* bounds;        // silhouette x0 x1 y0 y1 (±inf when unbounded)
+    float* depths;
+    float* colours;  // [N, 3]
+    int4* tile_rects;
+    int* radii;
+    std::uint32_t* tiles_touched;
+};
+void launch_project_ray_fwd(const ProjectRayFwdArgs& a, cudaStream_t stream);
+
+struct BinRayArgs {
+    int n = 0, tiles_x = 0;
+    const float4* bounds;
+    const float* depths;
+    const int4* tile_rects;
+    const float4* tile_bounds;
+    const std::uint32_t* offsets;
+    std::uint64_t* isect_keys;
+    std::uint32_t* isect_gids;
+};
+void launch_bin_ray_tiles(const BinRayArgs& a, cudaStream_t stream);
+
 struct TileRangeArgs {
     std::size_t pairs = 0;
     const std::uint64_t* sorted_keys;
@@ -48,13 +96,19 @@ struct TileRangeArgs {
 void launch_tile_ranges(const TileRangeArgs& a, cudaStream_t stream);
 
 struct RasterFwdArgs {
+    Shading shading = Shading::ewa;
     int width = 0, height = 0, tile_size = 16, tiles_x = 0, tiles_y = 0;
     const uint2* tile_ranges;
     const std::uint32_t* isect_gids;
+    const float* colours;
+    // `ewa` [N]
     const float2* means2d;
     const float4* conic_opacity;
     const float* extent_sq;
-    const float* colours;
+    // `ray`: [N] as ProjectRayFwdArgs, [H·W] as RayCameraArgs
+    const float4* ray_mean_opacity;
+    const float* ray_whitening;
+    const float2* pixel_dirs;
     float alpha_cutoff, transmittance_threshold;
     int max_splat_steps;  // 0 = unlimited
     float3 background;
@@ -74,13 +128,19 @@ struct RasterBwdArgs {
     RasterFwdArgs fwd;   // the forward's inputs and trace
     const float* v_rgb;  // [H·W, 3]
     float loss_grad_clip;
-    // outputs [N], accumulated (zeroed by the caller)
+    // outputs [N], accumulated (zeroed by the caller). `ewa`:
     float2* v_means2d;
     float* v_conics;   // [N, 3]
     float* v_colours;  // [N, 3]
     float* v_opacities;
+    // `ray`: [N, kRayHitSums], each Gaussian's RayHitSums (core/ray_project.hpp)
+    float* v_ray;
 };
 void launch_raster_bwd(const RasterBwdArgs& a, cudaStream_t stream);
+
+// Layout of one Gaussian's RayHitSums in RasterBwdArgs::v_ray: v_ol (3), v_dl_dir (9, row-major), v_colour
+// (3), v_opacity (1).
+constexpr int kRayHitSums = 16;
 
 struct ProjectBwdArgs {
     int n = 0, sh_coeffs = 1;
@@ -97,6 +157,19 @@ struct ProjectBwdArgs {
     float* mean2d_grad_norms;
 };
 void launch_project_ewa_bwd(const ProjectBwdArgs& a, cudaStream_t stream);
+
+struct ProjectRayBwdArgs {
+    int n = 0, sh_coeffs = 1;
+    const float *means, *log_scales, *quats, *opacity_logits, *sh;
+    ProjectSettings<float> ps;
+    const int* radii;
+    const float4* mean_opacity;
+    const float* v_ray;  // [N, kRayHitSums]
+    // outputs [N, …], overwritten
+    float *g_means, *g_log_scales, *g_quats, *g_opacity_logits, *g_sh;
+    float* mean2d_grad_norms;
+};
+void launch_project_ray_bwd(const ProjectRayBwdArgs& a, cudaStream_t stream);
 
 constexpr int kBlock1d = 256;
 

@@ -47,9 +47,10 @@ template <class T>
 ForwardResult<T> render_forward_ray(const SceneT<T>& scene, const Camera& camera,
                                     const RenderSettings& settings);
 
-// The ray model's backward from the forward's lists (replay: each pixel's hits re-walked, no re-render), with
-// DESIGN.md §2's compositing and per-hit gradients straight to the 3D parameters (ray_response_vjp) and
-// through the SH colour. v_rgb is ∂L/∂C [H, W, 3]. Serial over pixels: the reference, not the fast path.
+// The ray model's backward from the forward's lists (replay: each pixel's hits re-walked, no re-render):
+// DESIGN.md §2's compositing gradient, each hit's camera-frame share summed per Gaussian (RayHitSums), then
+// the chain to the 3D parameters and through the SH colour (project_ray_gaussian_vjp) — the CUDA kernels'
+// structure, in T. v_rgb is ∂L/∂C [H, W, 3]; loss_grad_clip applies as for `ewa`.
 // mean2d_grad_norms: the gradient of moving each camera-frame mean across the image (ray_mean2d_grad), in
 // `ewa`'s units, so ADC's thresholds keep their meaning.
 template <class T>

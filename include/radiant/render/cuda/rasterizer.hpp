@@ -1,12 +1,15 @@
 #pragma once
-// The `ewa` forward and backward on the GPU (issue 6): project → bin → sort → traced raster, and raster
-// backward → geometry backward, all on one stream. Scene parameters and gradients are device arrays owned by
-// the caller; the rasterizer owns the step's workspace, grown geometrically and never freed within a run.
-// The only host synchronisation is reading the number of tile pairs after binning. Host-side header.
+// The forward and backward on the GPU, for both shading models (issues 6, 8): project → bin → sort → traced
+// raster, and raster backward → geometry backward, all on one stream. The `ray` model also keeps each
+// pixel's ray and each tile's bounds, computed again only when the intrinsics change. Scene parameters and
+// gradients are device arrays owned by the caller; the rasterizer owns the step's workspace, grown
+// geometrically and never freed within a run. The only host synchronisation is reading the number of tile
+// pairs after binning. Host-side header.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "radiant/core/camera.hpp"
 #include "radiant/core/image.hpp"
@@ -69,11 +72,18 @@ class Rasterizer {
     Image<float> download_rgb(cudaStream_t stream) const;
 
   private:
+    void project_ewa(const DeviceSceneView& scene, const Camera& camera, const RenderSettings& settings,
+                     cudaStream_t stream);
+    void project_ray(const DeviceSceneView& scene, const Camera& camera, const RenderSettings& settings,
+                     cudaStream_t stream);
+    void bin(const RenderSettings& settings, cudaStream_t stream);
+    void update_rays(const Camera& camera, int tile_size, cudaStream_t stream);
+
     MemoryCounter* counter_;
     Camera camera_;
     RenderSettings settings_;
     int width_ = 0, height_ = 0, tiles_x_ = 0, tiles_y_ = 0;
-    std::size_t pairs_ = 0;
+    std::size_t means_count_ = 0, pairs_ = 0;     // Gaussians and tile pairs of the last forward
     std::unique_ptr<RasterFwdArgs> raster_args_;  // the last forward's raster inputs, reused by the backward
     // per Gaussian
     DeviceBuffer<float2> means2d_;
@@ -84,6 +94,13 @@ class Rasterizer {
     DeviceBuffer<std::uint32_t> tiles_touched_, offsets_;
     DeviceBuffer<float2> v_means2d_;
     DeviceBuffer<float> v_conics_, v_colours_, v_opacities_;
+    // per Gaussian, `ray` model
+    DeviceBuffer<float4> ray_mean_opacity_, ray_bounds_;
+    DeviceBuffer<float> ray_whitening_, v_ray_;
+    // per camera, `ray` model: pixel rays, tile / column / row bounds, and the camera they were made for
+    DeviceBuffer<float2> pixel_dirs_, col_bounds_, row_bounds_;
+    DeviceBuffer<float4> tile_bounds_;
+    std::optional<Camera> rays_for_;
     // per pair
     DeviceBuffer<std::uint64_t> keys_, keys_sorted_;
     DeviceBuffer<std::uint32_t> gids_, gids_sorted_;

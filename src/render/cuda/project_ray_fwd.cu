@@ -1,0 +1,61 @@
+#include "radiant/core/ray_project.hpp"
+#include "radiant/render/cuda/cuda_check.hpp"
+#include "stages.hpp"
+
+namespace radiant::cuda {
+namespace {
+
+// One thread per Gaussian: the shared core projection for the `ray` model, the rect of tile rows and
+// columns its silhouette meets, and the exact count of tiles whose own bounds it meets (what binning
+// writes). Reads the parameters and the camera's tile bounds; writes every per-Gaussian output (culled
+// Gaussians: radius 0, no tiles).
+__global__ void project_ray_fwd_kernel(ProjectRayFwdArgs a) {
+    const int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= a.n) return;
+    GaussianParams<float> p;
+    p.mean = {a.means[3 * g], a.means[3 * g + 1], a.means[3 * g + 2]};
+    p.log_scale = {a.log_scales[3 * g], a.log_scales[3 * g + 1], a.log_scales[3 * g + 2]};
+    p.quat = {a.quats[4 * g], a.quats[4 * g + 1], a.quats[4 * g + 2], a.quats[4 * g + 3]};
+    p.opacity_logit = a.opacity_logits[g];
+    float sh[3 * kMaxShCoeffs];
+    load_sh(a.sh + std::size_t(g) * std::size_t(a.sh_coeffs) * 3, 3 * a.sh_coeffs, sh);
+    p.sh = sh;
+    RayFootprint<float> f;
+    TileRect rect{};
+    if (project_ray_gaussian(p, a.ps, f))
+        rect = ray_tile_rect(f.bounds, reinterpret_cast<const float*>(a.col_bounds), a.tiles_x,
+                             reinterpret_cast<const float*>(a.row_bounds), a.tiles_y);
+    if (rect.empty()) {
+        a.radii[g] = 0;
+        a.tiles_touched[g] = 0;
+        a.tile_rects[g] = make_int4(0, 0, 0, 0);
+        return;
+    }
+    const int touched = for_each_ray_tile(f.bounds, rect, reinterpret_cast<const float*>(a.tile_bounds),
+                                          a.tiles_x, [](int) {});
+    a.mean_opacity[g] = make_float4(f.mean_cam.x, f.mean_cam.y, f.mean_cam.z, f.opacity);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) a.whitening[9 * g + 3 * i + j] = f.whitening_cam.m[i][j];
+    // An unbounded silhouette as infinite bounds: binning's test then passes every tile of the rect, as
+    // for_each_ray_tile does for Silhouette::unbounded.
+    a.bounds[g] = f.bounds.kind == Silhouette::bounded
+                      ? make_float4(f.bounds.x0, f.bounds.x1, f.bounds.y0, f.bounds.y1)
+                      : make_float4(-INFINITY, INFINITY, -INFINITY, INFINITY);
+    a.depths[g] = f.depth;
+    a.colours[3 * g] = f.colour.x;
+    a.colours[3 * g + 1] = f.colour.y;
+    a.colours[3 * g + 2] = f.colour.z;
+    a.tile_rects[g] = make_int4(rect.x0, rect.y0, rect.x1, rect.y1);
+    a.radii[g] = f.radius;
+    a.tiles_touched[g] = std::uint32_t(touched);
+}
+
+}  // namespace
+
+void launch_project_ray_fwd(const ProjectRayFwdArgs& a, cudaStream_t stream) {
+    if (a.n == 0) return;
+    project_ray_fwd_kernel<<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(a);
+    RADIANT_CUDA_CHECK_LAUNCH("project_ray_fwd_kernel");
+}
+
+}  // namespace radiant::cuda
