@@ -20,7 +20,9 @@ void add_render_options(CLI::App& cmd, RenderOptions& o) {
         ->capture_default_str();
     cmd.add_option("--transmittance-threshold", s.transmittance_threshold, "stop a pixel when T falls below")
         ->capture_default_str();
-    cmd.add_option("--eps2d", s.eps2d, "low-pass added to the 2D covariance")->capture_default_str();
+    cmd.add_option("--eps2d", s.eps2d,
+                   "low-pass in px² (ewa: added to the 2D covariance; ray: the same as a 3D filter)")
+        ->capture_default_str();
     cmd.add_option("--shading", s.shading,
                    "ewa (what 3DGS viewers show) or ray (peak response along each pixel's ray, through the "
                    "camera's lens distortion; CPU)")

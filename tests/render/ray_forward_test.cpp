@@ -36,7 +36,9 @@ Image<double> brute_force(const SceneT<double>& s, const Camera& camera, const R
                 for (std::size_t g : order) {
                     const Vec3<double> m = cam.R * s.mean(g) + cam.t;
                     if (!(m.z > st.near_plane)) continue;
-                    const Mat3<double> l = whitening(s.log_scale(g), s.quat(g)) * transpose(cam.R);
+                    const Vec3<double> log_scale = filtered_log_scale(
+                        s.log_scale(g), ray_filter_variance(m.z, st.eps2d, camera.fx, camera.fy));
+                    const Mat3<double> l = whitening(log_scale, s.quat(g)) * transpose(cam.R);
                     const RayResponse<double> h =
                         ray_response(l, m, sigmoid(s.opacity_logits[g]), Vec3<double>{}, dir);
                     const double alpha = std::min(h.alpha, kMaxAlpha);
@@ -110,8 +112,7 @@ TEST(RayCamera, FloatRendersGetEveryPixelsRay) {
 TEST(RayForward, SettingsSelectTheModelAndAgreeWithEwaOnTheDemoScene) {
     const DemoScene demo = make_demo_scene();
     const Camera cam = look_at({0, -1, -4}, {0, 0, 0}, {0, -1, 0}, 50.0, 96, 72);
-    RenderSettings ewa, ray;
-    ewa.eps2d = 0;  // the ray model has no screen-space low-pass
+    RenderSettings ewa, ray;  // both with the 0.3 px² low-pass (ray: as its 3D filter)
     ray.shading = Shading::ray;
     const Image<float> a = cpu::render_forward(demo.scene, cam, ewa).rgb;
     const Image<float> b = cpu::render_forward(demo.scene, cam, ray).rgb;
@@ -124,59 +125,91 @@ TEST(RayForward, SettingsSelectTheModelAndAgreeWithEwaOnTheDemoScene) {
     EXPECT_LT(psnr, 80.0);  // different models, not the same code path
 }
 
+// Sub-pixel Gaussians: the ray model's filter draws them as `ewa`'s low-pass does (each at least a ~0.55 px
+// blob), where unfiltered most pixel rays pass between them.
+TEST(RayForward, TheFilterDrawsSubPixelGaussiansAsEwaDoes) {
+    test::RandomSceneOptions o;
+    o.count = 3000;
+    o.sh_degree = 0;
+    o.log_scale_mean = -9;  // ~1e-4: far below a pixel
+    o.log_scale_sd = 0.1;
+    const Scene s = test::random_scene(12, o);
+    const Camera cam = look_at({0.2, -0.3, -3.5}, {0, 0, 0}, {0, -1, 0}, 50.0, 96, 72);
+    RenderSettings ewa, ray;
+    ray.shading = Shading::ray;
+    auto psnr = [](const Image<float>& a, const Image<float>& b) {
+        double se = 0;
+        for (std::size_t i = 0; i < a.data.size(); ++i) se += std::pow(double(a.data[i]) - b.data[i], 2);
+        return 10 * std::log10(double(a.data.size()) / se);
+    };
+    const Image<float> e = cpu::render_forward(s, cam, ewa).rgb;
+    const double filtered = psnr(e, cpu::render_forward(s, cam, ray).rgb);
+    ray.eps2d = 0;
+    const double unfiltered = psnr(e, cpu::render_forward(s, cam, ray).rgb);
+    std::printf("[ray] sub-pixel Gaussians vs ewa: filtered %.2f dB, unfiltered %.2f dB\n", filtered,
+                unfiltered);
+    EXPECT_GT(filtered, 35.0);
+    EXPECT_LT(unfiltered, filtered - 10.0);
+}
+
 // The ray model's backward against central differences of Σ w·C in double, every parameter group, on a
-// distorted camera.
+// distorted camera; without the anti-aliasing filter, with the default one and with a strong one (so its
+// scale and depth terms carry weight).
 TEST(RayBackward, AnalyticMatchesCentralDifferences) {
     test::RandomSceneOptions o;
     o.count = 60;
     o.sh_degree = 2;
     o.log_scale_mean = -1.8;
     const SceneT<double> s = test::random_scene<double>(8, o);
-    RenderSettings st;
-    st.background = {0.3, 0.1, 0.6};
-    Camera cam = look_at({0.3, -0.2, -3.0}, {0, 0, 0}, {0, -1, 0}, 60.0, 40, 32);
-    cam.model = CameraModel::opencv;
-    cam.distortion = {-0.2, 0.05, 0.001, -0.002};
-    std::mt19937 rng(3);
-    std::uniform_real_distribution<double> u(-1, 1);
-    Image<double> weights(cam.width, cam.height, 3);
-    for (double& v : weights.data) v = u(rng);
-    auto loss = [&](const SceneT<double>& x) {
-        const ForwardResult<double> f = cpu::render_forward_ray(x, cam, st);
-        double l = 0;
-        for (std::size_t i = 0; i < f.rgb.data.size(); ++i) l += weights.data[i] * f.rgb.data[i];
-        return l;
-    };
-    const ForwardResult<double> f = cpu::render_forward_ray(s, cam, st);
-    const SceneGradsT<double> g = cpu::render_backward_ray(s, cam, st, f, weights);
-    struct Group {
-        const char* name;
-        std::vector<double> SceneT<double>::*param;
-        const std::vector<double>* grad;
-    };
-    const Group groups[] = {{"means", &SceneT<double>::means, &g.means},
-                            {"log_scales", &SceneT<double>::log_scales, &g.log_scales},
-                            {"quats", &SceneT<double>::quats, &g.quats},
-                            {"opacity_logits", &SceneT<double>::opacity_logits, &g.opacity_logits},
-                            {"sh", &SceneT<double>::sh, &g.sh}};
-    for (const Group& grp : groups) {
-        const std::size_t size = (s.*grp.param).size();
-        double num = 0, den = 0;
-        int checked = 0;
-        for (std::size_t i = 0; i < size && checked < 40; i += std::max<std::size_t>(1, size / 40)) {
-            const double eps = 1e-6;
-            SceneT<double> a = s, b = s;
-            (a.*grp.param)[i] += eps;
-            (b.*grp.param)[i] -= eps;
-            const double fd = (loss(a) - loss(b)) / (2 * eps);
-            num += std::pow(fd - (*grp.grad)[i], 2);
-            den += fd * fd;
-            ++checked;
+    for (double eps2d : {0.0, 0.3, 3.0}) {
+        RenderSettings st;
+        st.eps2d = eps2d;
+        st.background = {0.3, 0.1, 0.6};
+        Camera cam = look_at({0.3, -0.2, -3.0}, {0, 0, 0}, {0, -1, 0}, 60.0, 40, 32);
+        cam.model = CameraModel::opencv;
+        cam.distortion = {-0.2, 0.05, 0.001, -0.002};
+        std::mt19937 rng(3);
+        std::uniform_real_distribution<double> u(-1, 1);
+        Image<double> weights(cam.width, cam.height, 3);
+        for (double& v : weights.data) v = u(rng);
+        auto loss = [&](const SceneT<double>& x) {
+            const ForwardResult<double> f = cpu::render_forward_ray(x, cam, st);
+            double l = 0;
+            for (std::size_t i = 0; i < f.rgb.data.size(); ++i) l += weights.data[i] * f.rgb.data[i];
+            return l;
+        };
+        const ForwardResult<double> f = cpu::render_forward_ray(s, cam, st);
+        const SceneGradsT<double> g = cpu::render_backward_ray(s, cam, st, f, weights);
+        struct Group {
+            const char* name;
+            std::vector<double> SceneT<double>::*param;
+            const std::vector<double>* grad;
+        };
+        const Group groups[] = {{"means", &SceneT<double>::means, &g.means},
+                                {"log_scales", &SceneT<double>::log_scales, &g.log_scales},
+                                {"quats", &SceneT<double>::quats, &g.quats},
+                                {"opacity_logits", &SceneT<double>::opacity_logits, &g.opacity_logits},
+                                {"sh", &SceneT<double>::sh, &g.sh}};
+        for (const Group& grp : groups) {
+            const std::size_t size = (s.*grp.param).size();
+            double num = 0, den = 0;
+            int checked = 0;
+            for (std::size_t i = 0; i < size && checked < 40; i += std::max<std::size_t>(1, size / 40)) {
+                const double eps = 1e-6;
+                SceneT<double> a = s, b = s;
+                (a.*grp.param)[i] += eps;
+                (b.*grp.param)[i] -= eps;
+                const double fd = (loss(a) - loss(b)) / (2 * eps);
+                num += std::pow(fd - (*grp.grad)[i], 2);
+                den += fd * fd;
+                ++checked;
+            }
+            const double rel = std::sqrt(num / std::max(den, 1e-300));
+            std::printf("[ray grad] eps2d %.1f %-15s relative error %.3g over %d samples\n", eps2d, grp.name,
+                        rel, checked);
+            EXPECT_GT(den, 0) << grp.name << ": no gradient signal";
+            EXPECT_LT(rel, 1e-5) << grp.name << " eps2d " << eps2d;
         }
-        const double rel = std::sqrt(num / std::max(den, 1e-300));
-        std::printf("[ray grad] %-15s relative error %.3g over %d samples\n", grp.name, rel, checked);
-        EXPECT_GT(den, 0) << grp.name << ": no gradient signal";
-        EXPECT_LT(rel, 1e-5) << grp.name;
     }
 }
 

@@ -32,6 +32,39 @@ RADIANT_HD Mat3<T> whitening(Vec3<T> log_scale, Vec4<T> quat) {
     return l;
 }
 
+// The ray model's anti-aliasing floor, the counterpart of `ewa`'s eps2d low-pass: the same variance (eps2d
+// px²), in world units at the Gaussian's camera depth, added to each of its axes — s_i'² = s_i² + v with
+// v = eps2d·depth²/(fx·fy). An isotropic term commutes with the rotation, so the filtered Gaussian keeps R
+// and only its scales grow. Without it nothing stops Gaussians from shrinking below a pixel, where a ray
+// meets them or misses them: their position gradients grow as 1/size, every such Gaussian passes ADC's
+// threshold, and clones of them clone again (fox, 540×960: 0.6M → 16.7M Gaussians between steps 7.5k and
+// 10.5k). eps2d = 0 is DESIGN.md §2's unfiltered model.
+template <class T>
+RADIANT_HD T ray_filter_variance(T depth, T eps2d, T fx, T fy) {
+    return eps2d * depth * depth / (fx * fy);
+}
+
+template <class T>
+RADIANT_HD Vec3<T> filtered_log_scale(Vec3<T> log_scale, T v) {
+    if (!(v > T(0))) return log_scale;
+    return {T(0.5) * std::log(std::exp(T(2) * log_scale.x) + v),
+            T(0.5) * std::log(std::exp(T(2) * log_scale.y) + v),
+            T(0.5) * std::log(std::exp(T(2) * log_scale.z) + v)};
+}
+
+// ∂/∂log_scale from ∂/∂(filtered log-scale); adds ∂/∂v into v_v.
+template <class T>
+RADIANT_HD Vec3<T> filtered_log_scale_vjp(Vec3<T> log_scale, T v, Vec3<T> v_filtered, T& v_v) {
+    if (!(v > T(0))) return v_filtered;
+    Vec3<T> out;
+    for (int i = 0; i < 3; ++i) {
+        const T s2 = std::exp(T(2) * log_scale[i]), inv = T(1) / (s2 + v);
+        out[i] = v_filtered[i] * s2 * inv;
+        v_v += T(0.5) * v_filtered[i] * inv;
+    }
+    return out;
+}
+
 template <class T>
 RADIANT_HD RayResponse<T> ray_response(const Mat3<T>& l, Vec3<T> mean, T opacity, Vec3<T> origin,
                                        Vec3<T> dir) {

@@ -30,7 +30,8 @@ RADIANT_HD bool all_finite(const Mat3<T>& m) {
 
 // False when culled: outside the open (near, far) range, never reaching the cutoff, or a non-finite
 // parameter (the trainer removes such Gaussians; until then they are not drawn). Uses s.cam's R, t, fx, fy,
-// width and height, s.centre, the planes, alpha_cutoff and sh_degree (no anisotropy clamp, no low-pass).
+// width and height, s.centre, the planes, alpha_cutoff, eps2d (as ray_filter_variance) and sh_degree (no
+// anisotropy clamp).
 template <class T>
 RADIANT_HD bool project_ray_gaussian(const GaussianParams<T>& g, const ProjectSettings<T>& s,
                                      RayFootprint<T>& f) {
@@ -38,11 +39,13 @@ RADIANT_HD bool project_ray_gaussian(const GaussianParams<T>& g, const ProjectSe
     if (!(m.z > s.near_plane && m.z < s.far_plane)) return false;
     f.opacity = sigmoid(g.opacity_logit);
     const Mat3<T> wt = transpose(s.cam.R);
-    const Mat3<T> cov_cam = s.cam.R * covariance(g.log_scale, g.quat) * wt;
+    const Vec3<T> log_scale =
+        filtered_log_scale(g.log_scale, ray_filter_variance(m.z, s.eps2d, s.cam.fx, s.cam.fy));
+    const Mat3<T> cov_cam = s.cam.R * covariance(log_scale, g.quat) * wt;
     if (!all_finite(cov_cam)) return false;
     f.bounds = ray_silhouette(m, cov_cam, f.opacity, s.alpha_cutoff);
     if (f.bounds.kind == Silhouette::culled) return false;
-    f.whitening_cam = whitening(g.log_scale, g.quat) * wt;
+    f.whitening_cam = whitening(log_scale, g.quat) * wt;
     if (!all_finite(f.whitening_cam)) return false;
     f.colour = sh_to_colour(s.sh_degree, g.sh, normalize(g.mean - s.centre));
     if (!(std::isfinite(f.colour.x) && std::isfinite(f.colour.y) && std::isfinite(f.colour.z))) return false;
@@ -116,13 +119,16 @@ RADIANT_HD void add_ray_hit(const RayResponse<T>& h, Vec3<T> dir, T v_alpha, Ray
         for (int j = 0; j < 3; ++j) s.v_dl_dir.m[i][j] += v_dl[i] * dir[j];
 }
 
-// The chain rule from a Gaussian's hit sums to its parameters; v_sh ([K, 3]) is added into. v_mean_cam gets
-// ∂L/∂m through α alone (the densification statistic's input, ray_mean2d_grad).
+// The chain rule from a Gaussian's hit sums to its parameters (through the anti-aliasing filter too); v_sh
+// ([K, 3]) is added into. v_mean_cam gets ∂L/∂m through the whitened ray alone, not the filter's depth term
+// (the densification statistic's input, ray_mean2d_grad, reads only its x and y).
 template <class T>
 RADIANT_HD GaussianGrads<T> project_ray_gaussian_vjp(const GaussianParams<T>& g, const ProjectSettings<T>& s,
                                                      const RayHitSums<T>& v, T* v_sh, Vec3<T>& v_mean_cam) {
     const Vec3<T> m = world_to_camera(s.cam, g.mean);
-    const Mat3<T> l = whitening(g.log_scale, g.quat);
+    const T var = ray_filter_variance(m.z, s.eps2d, s.cam.fx, s.cam.fy);
+    const Vec3<T> log_scale = filtered_log_scale(g.log_scale, var);
+    const Mat3<T> l = whitening(log_scale, g.quat);
     const Mat3<T> l_cam = l * transpose(s.cam.R);
     // o_l = L_c(0 − m): ∂/∂m = −L_cᵀ v_ol; ∂/∂L_c = v_ol (−m)ᵀ + Σ v_dl dirᵀ; L_c = L R_wcᵀ: ∂/∂L = (∂/∂L_c)
     // R_wc
@@ -131,8 +137,13 @@ RADIANT_HD GaussianGrads<T> project_ray_gaussian_vjp(const GaussianParams<T>& g,
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) v_l_cam.m[i][j] -= v.v_ol[i] * m[j];
     GaussianGrads<T> out{};
-    whitening_vjp(g.log_scale, g.quat, l, v_l_cam * s.cam.R, out.v_log_scale, out.v_quat);
-    out.v_mean = transpose(s.cam.R) * v_mean_cam;
+    Vec3<T> v_filtered;
+    whitening_vjp(log_scale, g.quat, l, v_l_cam * s.cam.R, v_filtered, out.v_quat);
+    T v_v = 0;
+    out.v_log_scale = filtered_log_scale_vjp(g.log_scale, var, v_filtered, v_v);
+    // The filter's variance grows with the depth m_z: ∂v/∂m_z = 2 v / m_z.
+    const Vec3<T> v_m_filter{T(0), T(0), var > T(0) ? v_v * T(2) * var / m.z : T(0)};
+    out.v_mean = transpose(s.cam.R) * (v_mean_cam + v_m_filter);
     const Vec3<T> view = g.mean - s.centre;
     const Vec3<T> v_dir = sh_to_colour_vjp(s.sh_degree, g.sh, normalize(view), v.v_colour, v_sh);
     out.v_mean += normalize_vjp(view, v_dir);

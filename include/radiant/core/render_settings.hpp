@@ -31,7 +31,9 @@ struct RenderSettings {
     int sh_degree = 3;                      // active SH degree, at most the scene's
     double loss_grad_clip = 0.0;            // clamp on the per-pixel loss gradient (0 = off)
     double near_plane = 0.01, far_plane = 1e10;
-    double eps2d = 0.3;  // low-pass added to the 2D covariance (`ewa`)
+    // Low-pass in px²: added to the 2D covariance (`ewa`); as a 3D filter at the Gaussian's depth (`ray`,
+    // ray_filter_variance).
+    double eps2d = 0.3;
     std::array<double, 3> background{0.0, 0.0, 0.0};
     TraceMode trace_mode = TraceMode::replay;
     Shading shading = Shading::ewa;
