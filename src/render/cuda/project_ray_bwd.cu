@@ -12,7 +12,6 @@ namespace {
 __global__ void project_ray_bwd_kernel(ProjectRayBwdArgs a) {
     const int g = blockIdx.x * blockDim.x + threadIdx.x;
     if (g >= a.n) return;
-    const int k3 = 3 * a.sh_coeffs;
     float v_sh[3 * kMaxShCoeffs];
 #pragma unroll
     for (int i = 0; i < 3 * kMaxShCoeffs; ++i) v_sh[i] = 0.f;
@@ -20,13 +19,7 @@ __global__ void project_ray_bwd_kernel(ProjectRayBwdArgs a) {
     float norm = 0.f;
     if (a.radii[g] > 0) {
         float sh[3 * kMaxShCoeffs];
-        load_sh(a.sh + std::size_t(g) * std::size_t(k3), k3, sh);
-        GaussianParams<float> p;
-        p.mean = {a.means[3 * g], a.means[3 * g + 1], a.means[3 * g + 2]};
-        p.log_scale = {a.log_scales[3 * g], a.log_scales[3 * g + 1], a.log_scales[3 * g + 2]};
-        p.quat = {a.quats[4 * g], a.quats[4 * g + 1], a.quats[4 * g + 2], a.quats[4 * g + 3]};
-        p.opacity_logit = a.opacity_logits[g];
-        p.sh = sh;
+        const GaussianParams<float> p = load_gaussian(a, g, sh);
         const float* v = a.v_ray + kRayHitSums * std::size_t(g);
         RayHitSums<float> sums;
         for (int i = 0; i < 3; ++i) {
@@ -42,17 +35,7 @@ __global__ void project_ray_bwd_kernel(ProjectRayBwdArgs a) {
             ray_mean2d_grad(Vec3<float>{m.x, m.y, m.z}, v_mean_cam, a.ps.cam.fx, a.ps.cam.fy), a.ps.cam.width,
             a.ps.cam.height);
     }
-    store_sh(v_sh, k3, a.g_sh + std::size_t(g) * std::size_t(k3));
-    for (int c = 0; c < 3; ++c) {
-        a.g_means[3 * g + c] = r.v_mean[c];
-        a.g_log_scales[3 * g + c] = r.v_log_scale[c];
-    }
-    a.g_quats[4 * g] = r.v_quat.x;
-    a.g_quats[4 * g + 1] = r.v_quat.y;
-    a.g_quats[4 * g + 2] = r.v_quat.z;
-    a.g_quats[4 * g + 3] = r.v_quat.w;
-    a.g_opacity_logits[g] = r.v_opacity_logit;
-    a.mean2d_grad_norms[g] = norm;
+    store_gaussian_grads(a, g, r, v_sh, norm);
 }
 
 }  // namespace

@@ -12,14 +12,8 @@ namespace {
 __global__ void project_ray_fwd_kernel(ProjectRayFwdArgs a) {
     const int g = blockIdx.x * blockDim.x + threadIdx.x;
     if (g >= a.n) return;
-    GaussianParams<float> p;
-    p.mean = {a.means[3 * g], a.means[3 * g + 1], a.means[3 * g + 2]};
-    p.log_scale = {a.log_scales[3 * g], a.log_scales[3 * g + 1], a.log_scales[3 * g + 2]};
-    p.quat = {a.quats[4 * g], a.quats[4 * g + 1], a.quats[4 * g + 2], a.quats[4 * g + 3]};
-    p.opacity_logit = a.opacity_logits[g];
     float sh[3 * kMaxShCoeffs];
-    load_sh(a.sh + std::size_t(g) * std::size_t(a.sh_coeffs) * 3, 3 * a.sh_coeffs, sh);
-    p.sh = sh;
+    const GaussianParams<float> p = load_gaussian(a, g, sh);
     RayFootprint<float> f;
     TileRect rect{};
     if (project_ray_gaussian(p, a.ps, f))

@@ -88,6 +88,16 @@ void fill_scene_args(const DeviceSceneView& s, Args& a) {
     a.sh = s.sh;
 }
 
+template <class Args>
+void fill_grads_args(const DeviceGradsView& out, Args& a) {
+    a.g_means = out.means;
+    a.g_log_scales = out.log_scales;
+    a.g_quats = out.quats;
+    a.g_opacity_logits = out.opacity_logits;
+    a.g_sh = out.sh;
+    a.mean2d_grad_norms = out.mean2d_grad_norms;
+}
+
 }  // namespace
 
 void Rasterizer::project_ewa(const DeviceSceneView& scene, const Camera& camera,
@@ -351,12 +361,7 @@ void Rasterizer::backward(const DeviceSceneView& scene, const float* v_rgb, Devi
         g.radii = radii_.data();
         g.mean_opacity = ray_mean_opacity_.data();
         g.v_ray = v_ray_.data();
-        g.g_means = out.means;
-        g.g_log_scales = out.log_scales;
-        g.g_quats = out.quats;
-        g.g_opacity_logits = out.opacity_logits;
-        g.g_sh = out.sh;
-        g.mean2d_grad_norms = out.mean2d_grad_norms;
+        fill_grads_args(out, g);
         launch_project_ray_bwd(g, stream);
     } else {
         ProjectBwdArgs g{};
@@ -368,12 +373,7 @@ void Rasterizer::backward(const DeviceSceneView& scene, const float* v_rgb, Devi
         g.v_conics = v_conics_.data();
         g.v_colours = v_colours_.data();
         g.v_opacities = v_opacities_.data();
-        g.g_means = out.means;
-        g.g_log_scales = out.log_scales;
-        g.g_quats = out.quats;
-        g.g_opacity_logits = out.opacity_logits;
-        g.g_sh = out.sh;
-        g.mean2d_grad_norms = out.mean2d_grad_norms;
+        fill_grads_args(out, g);
         launch_project_ewa_bwd(g, stream);
     }
     if (timer) timer->mark(Stage::geometry, stream);

@@ -202,6 +202,37 @@ __device__ __forceinline__ void store_sh(const float* src, int k3, float* dst) {
             if (i < k3) dst[i] = src[i];
     }
 }
+// One Gaussian's parameters from a stage's scene arrays (means, log_scales, quats, opacity_logits, sh); its
+// SH go to `sh`, a register array of 3·kMaxShCoeffs.
+template <class Args>
+__device__ __forceinline__ GaussianParams<float> load_gaussian(const Args& a, int g, float* sh) {
+    GaussianParams<float> p;
+    p.mean = {a.means[3 * g], a.means[3 * g + 1], a.means[3 * g + 2]};
+    p.log_scale = {a.log_scales[3 * g], a.log_scales[3 * g + 1], a.log_scales[3 * g + 2]};
+    p.quat = {a.quats[4 * g], a.quats[4 * g + 1], a.quats[4 * g + 2], a.quats[4 * g + 3]};
+    p.opacity_logit = a.opacity_logits[g];
+    load_sh(a.sh + std::size_t(g) * std::size_t(a.sh_coeffs) * 3, 3 * a.sh_coeffs, sh);
+    p.sh = sh;
+    return p;
+}
+
+// One Gaussian's gradient entries into a geometry backward's outputs (g_means … g_sh, mean2d_grad_norms).
+template <class Args>
+__device__ __forceinline__ void store_gaussian_grads(const Args& a, int g, const GaussianGrads<float>& r,
+                                                     const float* v_sh, float mean2d_grad_norm) {
+    store_sh(v_sh, 3 * a.sh_coeffs, a.g_sh + std::size_t(g) * std::size_t(3 * a.sh_coeffs));
+    for (int c = 0; c < 3; ++c) {
+        a.g_means[3 * g + c] = r.v_mean[c];
+        a.g_log_scales[3 * g + c] = r.v_log_scale[c];
+    }
+    a.g_quats[4 * g] = r.v_quat.x;
+    a.g_quats[4 * g + 1] = r.v_quat.y;
+    a.g_quats[4 * g + 2] = r.v_quat.z;
+    a.g_quats[4 * g + 3] = r.v_quat.w;
+    a.g_opacity_logits[g] = r.v_opacity_logit;
+    a.mean2d_grad_norms[g] = mean2d_grad_norm;
+}
+
 inline unsigned blocks_for(std::size_t n, int block = kBlock1d) {
     return unsigned((n + std::size_t(block) - 1) / std::size_t(block));
 }
