@@ -123,6 +123,9 @@ void Rasterizer::project_ewa(const DeviceSceneView& scene, const Camera& camera,
 
 void Rasterizer::update_rays(const Camera& camera, int tile_size, cudaStream_t stream) {
     const std::size_t tiles = std::size_t(tiles_x_) * std::size_t(tiles_y_);
+    // Rays depend on the intrinsics alone (not the pose), so a dataset with one camera model makes them once.
+    // The tile grid is part of the key through its shape: two tile sizes give the same grid only for an
+    // image of one tile, whose bounds are then the same.
     if (rays_for_ && same_intrinsics(*rays_for_, camera) && tile_bounds_.size() == tiles &&
         col_bounds_.size() == std::size_t(tiles_x_))
         return;
