@@ -108,6 +108,40 @@ struct RayHitSums {
     T v_opacity = 0;  // ∂/∂opacity (not its logit)
 };
 
+template <class T>
+RADIANT_HD RayHitSums<T>& operator+=(RayHitSums<T>& a, const RayHitSums<T>& b) {
+    a.v_ol += b.v_ol;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) a.v_dl_dir.m[i][j] += b.v_dl_dir.m[i][j];
+    a.v_colour += b.v_colour;
+    a.v_opacity += b.v_opacity;
+    return a;
+}
+
+// RayHitSums as a flat array, the GPU's per-Gaussian accumulators: v_ol (3), v_dl_dir (9, row-major),
+// v_colour (3), v_opacity (1).
+constexpr int kRayHitSumsSize = 16;
+template <class T>
+RADIANT_HD void store_ray_hit_sums(const RayHitSums<T>& s, T* out) {
+    for (int i = 0; i < 3; ++i) {
+        out[i] = s.v_ol[i];
+        for (int j = 0; j < 3; ++j) out[3 + 3 * i + j] = s.v_dl_dir.m[i][j];
+        out[12 + i] = s.v_colour[i];
+    }
+    out[15] = s.v_opacity;
+}
+template <class T>
+RADIANT_HD RayHitSums<T> load_ray_hit_sums(const T* in) {
+    RayHitSums<T> s;
+    for (int i = 0; i < 3; ++i) {
+        s.v_ol[i] = in[i];
+        for (int j = 0; j < 3; ++j) s.v_dl_dir.m[i][j] = in[3 + 3 * i + j];
+        s.v_colour[i] = in[12 + i];
+    }
+    s.v_opacity = in[15];
+    return s;
+}
+
 // One hit's share, from v_alpha = ∂L/∂α of the response h of the ray along `dir` (camera frame).
 template <class T>
 RADIANT_HD void add_ray_hit(const RayResponse<T>& h, Vec3<T> dir, T v_alpha, RayHitSums<T>& s) {

@@ -224,15 +224,7 @@ SceneGradsT<T> render_backward_ray(const SceneT<T>& scene, const Camera& camera,
 
     // Per Gaussian: its entries' sums in list order (deterministic), then the chain to its parameters.
     std::vector<RayHitSums<T>> sums(n);
-    for (std::size_t i = 0; i < lists.pairs(); ++i) {
-        RayHitSums<T>& s = sums[std::size_t(lists.isect_gids[i])];
-        const RayHitSums<T>& p = pair[i];
-        s.v_ol += p.v_ol;
-        for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c) s.v_dl_dir.m[r][c] += p.v_dl_dir.m[r][c];
-        s.v_colour += p.v_colour;
-        s.v_opacity += p.v_opacity;
-    }
+    for (std::size_t i = 0; i < lists.pairs(); ++i) sums[std::size_t(lists.isect_gids[i])] += pair[i];
     const ProjectSettings<T> ps = project_settings<T>(camera, settings, scene.sh_degree);
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < std::int64_t(n); ++i) {

@@ -20,14 +20,7 @@ __global__ void project_ray_bwd_kernel(ProjectRayBwdArgs a) {
     if (a.radii[g] > 0) {
         float sh[3 * kMaxShCoeffs];
         const GaussianParams<float> p = load_gaussian(a, g, sh);
-        const float* v = a.v_ray + kRayHitSums * std::size_t(g);
-        RayHitSums<float> sums;
-        for (int i = 0; i < 3; ++i) {
-            sums.v_ol[i] = v[i];
-            for (int j = 0; j < 3; ++j) sums.v_dl_dir.m[i][j] = v[3 + 3 * i + j];
-            sums.v_colour[i] = v[12 + i];
-        }
-        sums.v_opacity = v[15];
+        const RayHitSums<float> sums = load_ray_hit_sums(a.v_ray + kRayHitSumsSize * std::size_t(g));
         Vec3<float> v_mean_cam;
         r = project_ray_gaussian_vjp(p, a.ps, sums, v_sh, v_mean_cam);
         const float4 m = a.mean_opacity[g];

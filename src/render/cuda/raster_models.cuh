@@ -18,11 +18,8 @@ namespace radiant::cuda {
 // ∂C/∂c = T α and ∂C/∂α = T (c − D), D the colour behind the hit (DESIGN.md §2); moves D in front of it.
 __device__ __forceinline__ float composite_grads(const Vec3<float>& colour, float alpha, float t_before,
                                                  const Vec3<float>& v_c, Vec3<float>& behind,
-                                                 float* v_colour) {
-    const float w = t_before * alpha;
-    v_colour[0] = w * v_c.x;
-    v_colour[1] = w * v_c.y;
-    v_colour[2] = w * v_c.z;
+                                                 Vec3<float>& v_colour) {
+    v_colour = (t_before * alpha) * v_c;
     const float v_alpha = t_before * dot(colour - behind, v_c);
     behind = alpha * colour + (1.f - alpha) * behind;
     return v_alpha;
@@ -76,7 +73,8 @@ struct EwaModel {
     static __device__ void hit_grad(const Splat& s, const Vec3<float>& colour, const Pixel& p, const Hit&,
                                     float alpha, float t_before, const Vec3<float>& v_c, Vec3<float>& behind,
                                     float (&v)[kGrads]) {
-        const float v_alpha = composite_grads(colour, alpha, t_before, v_c, behind, v + 5);
+        Vec3<float> v_colour;
+        const float v_alpha = composite_grads(colour, alpha, t_before, v_c, behind, v_colour);
         const float4 co = s.conic_opacity;
         Sym2<float> v_conic{};
         Vec2<float> v_mean{};
@@ -87,6 +85,9 @@ struct EwaModel {
         v[2] = v_conic.a;
         v[3] = v_conic.b;
         v[4] = v_conic.c;
+        v[5] = v_colour.x;
+        v[6] = v_colour.y;
+        v[7] = v_colour.z;
         v[8] = v_opacity;
     }
     static __device__ void add(const RasterBwdArgs& a, std::uint32_t g, const float (&v)[kGrads]) {
@@ -108,7 +109,7 @@ struct RayModel {
     };
     using Pixel = Vec3<float>;  // its ray (x, y, 1), camera frame
     using Hit = RayResponse<float>;
-    static constexpr int kGrads = kRayHitSums;
+    static constexpr int kGrads = kRayHitSumsSize;
 
     // The whitening's nine floats as two float4 and one float, so a slot loads in 16-byte pieces.
     template <int N>
@@ -164,18 +165,14 @@ struct RayModel {
     static __device__ void hit_grad(const Splat&, const Vec3<float>& colour, const Pixel& p, const Hit& h,
                                     float alpha, float t_before, const Vec3<float>& v_c, Vec3<float>& behind,
                                     float (&v)[kGrads]) {
-        float v_alpha = composite_grads(colour, alpha, t_before, v_c, behind, v + 12);
-        if (!(h.alpha < float(kMaxAlpha))) v_alpha = 0.f;
         RayHitSums<float> sums{};
+        float v_alpha = composite_grads(colour, alpha, t_before, v_c, behind, sums.v_colour);
+        if (!(h.alpha < float(kMaxAlpha))) v_alpha = 0.f;
         add_ray_hit(h, p, v_alpha, sums);
-        for (int i = 0; i < 3; ++i) {
-            v[i] = sums.v_ol[i];
-            for (int j = 0; j < 3; ++j) v[3 + 3 * i + j] = sums.v_dl_dir.m[i][j];
-        }
-        v[15] = sums.v_opacity;
+        store_ray_hit_sums(sums, v);
     }
     static __device__ void add(const RasterBwdArgs& a, std::uint32_t g, const float (&v)[kGrads]) {
-        float* out = a.v_ray + kRayHitSums * std::size_t(g);
+        float* out = a.v_ray + kRayHitSumsSize * std::size_t(g);
         for (int k = 0; k < kGrads; ++k) atomicAdd(out + k, v[k]);
     }
 };

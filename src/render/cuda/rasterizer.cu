@@ -5,6 +5,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "radiant/core/project.hpp"
+#include "radiant/core/ray_project.hpp"
 #include "stages.hpp"
 
 namespace radiant::cuda {
@@ -338,7 +339,7 @@ void Rasterizer::backward(const DeviceSceneView& scene, const float* v_rgb, Devi
     r.v_rgb = v_rgb;
     r.loss_grad_clip = float(settings_.loss_grad_clip);
     if (ray) {
-        v_ray_.resize_discard(kRayHitSums * n);
+        v_ray_.resize_discard(kRayHitSumsSize * n);
         v_ray_.zero(stream);
         r.v_ray = v_ray_.data();
     } else {

@@ -133,14 +133,10 @@ struct RasterBwdArgs {
     float* v_conics;   // [N, 3]
     float* v_colours;  // [N, 3]
     float* v_opacities;
-    // `ray`: [N, kRayHitSums], each Gaussian's RayHitSums (core/ray_project.hpp)
+    // `ray`: [N, kRayHitSumsSize], each Gaussian's RayHitSums (core/ray_project.hpp's store_ray_hit_sums)
     float* v_ray;
 };
 void launch_raster_bwd(const RasterBwdArgs& a, cudaStream_t stream);
-
-// Layout of one Gaussian's RayHitSums in RasterBwdArgs::v_ray: v_ol (3), v_dl_dir (9, row-major), v_colour
-// (3), v_opacity (1).
-constexpr int kRayHitSums = 16;
 
 struct ProjectBwdArgs {
     int n = 0, sh_coeffs = 1;
@@ -164,7 +160,7 @@ struct ProjectRayBwdArgs {
     ProjectSettings<float> ps;
     const int* radii;
     const float4* mean_opacity;
-    const float* v_ray;  // [N, kRayHitSums]
+    const float* v_ray;  // [N, kRayHitSumsSize]
     // outputs [N, …], overwritten
     float *g_means, *g_log_scales, *g_quats, *g_opacity_logits, *g_sh;
     float* mean2d_grad_norms;
