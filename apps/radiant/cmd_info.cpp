@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "commands.hpp"
+#include "dataset_flags.hpp"
 #include "radiant/core/error.hpp"
 #include "radiant/io/dataset.hpp"
 #include "radiant/io/ply.hpp"
@@ -18,14 +19,17 @@ void add_info_command(CLI::App& app) {
     auto path = std::make_shared<std::string>();
     auto options = std::make_shared<DatasetOptions>();
     cmd->add_option("path", *path, "a 3DGS .ply file or a dataset folder")->required();
-    cmd->add_option("--downscale", options->downscale, "dataset: image downscale factor")
-        ->check(CLI::PositiveNumber)
-        ->capture_default_str();
+    add_dataset_flags(
+        cmd, {&options->downscale, &options->undistort, &options->images, &options->masks, &options->alpha});
+    auto ray = std::make_shared<bool>(false);
+    cmd->add_flag("--ray", *ray, "dataset: as --shading ray trains it (no undistortion)");
     cmd->add_flag("--eval", options->eval, "dataset: hold out every --test-every-th image");
     cmd->add_option("--test-every", options->test_every, "dataset: test split period")->capture_default_str();
-    cmd->callback([path, options] {
+    cmd->callback([path, options, ray] {
         if (std::filesystem::is_directory(*path)) {
-            std::printf("%s", describe(open_dataset(*path, *options)).c_str());
+            DatasetOptions o = *options;
+            if (*ray) o.undistort = Undistort::none;
+            std::printf("%s", describe(open_dataset(*path, o)).c_str());
             return;
         }
         const Scene scene = read_scene(*path);

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "dataset_flags.hpp"
 #include "radiant/core/error.hpp"
 #include "radiant/io/file.hpp"
 #include "radiant/train/trainer.hpp"
@@ -25,7 +26,7 @@ void add_train_command(CLI::App& app) {
     cmd->add_option("--config", a->config_file, "JSON file with the same keys as OUT/config.json; flags win");
     cmd->add_option("--resume", a->resume, "continue the run in this output folder from its last checkpoint");
     cmd->add_option("--steps", c.steps, "training steps")->capture_default_str();
-    cmd->add_option("--downscale", c.downscale, "image downscale factor")->capture_default_str();
+    add_dataset_flags(cmd, {&c.downscale, &c.undistort, &c.images, &c.masks, &c.alpha});
     cmd->add_flag("--eval", c.eval, "hold out every --test-every-th image for testing");
     cmd->add_option("--test-every", c.test_every, "test split period")->capture_default_str();
     cmd->add_option("--strategy", c.strategy, "densification: default (ADC) or mcmc")
@@ -47,7 +48,7 @@ void add_train_command(CLI::App& app) {
     cmd->add_option("--shading", c.render.shading,
                     "ewa (splatted footprints, what 3DGS viewers show; distorted images are undistorted "
                     "first) or ray (peak response along each pixel's ray, through the lens model: trains on "
-                    "distorted and fisheye images as they are; CPU backend so far)")
+                    "distorted and fisheye images as they are)")
         ->transform(CLI::CheckedTransformer(
             std::map<std::string, Shading>{{"ewa", Shading::ewa}, {"ray", Shading::ray}}))
         ->capture_default_str();
@@ -84,6 +85,10 @@ void add_train_command(CLI::App& app) {
             if (given("--output")) c.output = flags.output;
             if (given("--steps")) c.steps = flags.steps;
             if (given("--downscale")) c.downscale = flags.downscale;
+            if (given("--undistort")) c.undistort = flags.undistort;
+            if (given("--images")) c.images = flags.images;
+            if (given("--masks")) c.masks = flags.masks;
+            if (given("--alpha")) c.alpha = flags.alpha;
             if (given("--eval")) c.eval = flags.eval;
             if (given("--test-every")) c.test_every = flags.test_every;
             if (given("--strategy")) c.strategy = flags.strategy;

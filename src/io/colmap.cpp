@@ -113,7 +113,8 @@ V parse_field(std::istringstream& in, const std::string& name, std::size_t line,
 }  // namespace
 
 std::string find_colmap_model(const std::string& dir) {
-    for (const fs::path& p : {fs::path(dir) / "sparse" / "0", fs::path(dir) / "sparse", fs::path(dir)}) {
+    for (const fs::path& p : {fs::path(dir) / "sparse" / "0", fs::path(dir) / "sparse", fs::path(dir),
+                              fs::path(dir) / "distorted" / "sparse" / "0"}) {
         std::error_code ec;
         if (fs::exists(p / "cameras.bin", ec) || fs::exists(p / "cameras.txt", ec)) return p.string();
     }

@@ -1,26 +1,51 @@
+// Opening a dataset: the layout, the views with their cameras at the loaded size, the masks, the split,
+// the scene's extent and focus. Decoding is in load_images.cpp, `radiant info`'s text in
+// dataset_summary.cpp.
 #include "radiant/io/dataset.hpp"
 
 #include <fmt/format.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <mutex>
 
 #include "radiant/core/error.hpp"
 #include "radiant/core/log.hpp"
-#include "radiant/core/progress.hpp"
-#include "radiant/core/system_memory.hpp"
 #include "radiant/io/colmap.hpp"
 #include "radiant/io/image_io.hpp"
+#include "radiant/io/masks.hpp"
 #include "radiant/io/ply.hpp"
 #include "radiant/io/transforms_json.hpp"
 #include "radiant/io/undistort.hpp"
 
 namespace radiant {
 namespace fs = std::filesystem;
+
+const char* to_string(Undistort u) {
+    switch (u) {
+        case Undistort::none:
+            return "none";
+        case Undistort::mask:
+            return "mask";
+        case Undistort::crop:
+            return "crop";
+    }
+    return "?";
+}
+
+const char* to_string(AlphaUse a) {
+    switch (a) {
+        case AlphaUse::automatic:
+            return "auto";
+        case AlphaUse::composite:
+            return "composite";
+        case AlphaUse::mask:
+            return "mask";
+    }
+    return "?";
+}
+
 namespace {
 
 // Intrinsics for an image of size (w, h) taken by `c` (stored at c.width × c.height).
@@ -36,20 +61,43 @@ Camera scaled(const Camera& c, int w, int h) {
     return s;
 }
 
-int downscaled(int size, int factor) {
+int downscaled(int size, double factor) {
     return std::max(1, int(std::lround(double(size) / factor)));
 }
 
-void open_colmap(const std::string& model_dir, Dataset& ds) {
+// A folder named by the user: relative to the dataset, or absolute. Must exist.
+fs::path user_folder(const std::string& root, const std::string& given, const char* what) {
+    const fs::path p = fs::path(given).is_absolute() ? fs::path(given) : fs::path(root) / given;
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) throw IoError(p.string(), fmt::format("{} folder not found", what));
+    return p;
+}
+
+// Views of a COLMAP model. Cameras stay at their stored size unless the image came from images_N (then
+// they are scaled to the file); the common downscale is applied afterwards.
+void open_colmap(const std::string& model_dir, Dataset& ds, std::vector<bool>& prescaled) {
     const ColmapModel m = read_colmap_model(model_dir);
     ds.format = m.binary ? "colmap (binary)" : "colmap (text)";
     const fs::path root(ds.root);
     const int n = ds.options.downscale;
-    const fs::path scaled_dir = root / fmt::format("images_{}", n);
+    // Inria's convert.py keeps the distorted model in distorted/sparse/0 beside the photos in input/.
+    const bool inria_input =
+        fs::path(model_dir).lexically_normal() == (root / "distorted" / "sparse" / "0").lexically_normal();
+    fs::path image_dir = root / (inria_input ? "input" : "images");
+    bool has_scaled = false;
     std::error_code ec;
-    const bool has_scaled = n > 1 && fs::is_directory(scaled_dir, ec);
-    const fs::path image_dir = has_scaled ? scaled_dir : root / "images";
+    if (!ds.options.images.empty()) {
+        image_dir = user_folder(ds.root, ds.options.images, "image");
+    } else if (n > 1 && fs::is_directory(root / fmt::format("images_{}", n), ec) && !inria_input) {
+        image_dir = root / fmt::format("images_{}", n);
+        has_scaled = true;
+    }
     if (!fs::is_directory(image_dir, ec)) throw IoError(image_dir.string(), "image folder not found");
+    ds.image_dir = image_dir.string();
+    if (inria_input)
+        ds.notes.push_back(
+            fmt::format("Inria convert.py layout: the distorted model {} with the photos in {}", model_dir,
+                        image_dir.string()));
     std::map<std::uint32_t, Camera> cams;
     for (const ColmapCamera& c : m.cameras) cams[c.id] = colmap_intrinsics(c, m.dir);
     for (const ColmapImage& im : m.images) {
@@ -61,7 +109,11 @@ void open_colmap(const std::string& model_dir, Dataset& ds) {
                 fmt::format("image {} of the COLMAP model is missing; skipped", v.image_path));
             continue;
         }
-        Camera cam = cams.at(im.camera_id);
+        const auto cam_it = cams.find(im.camera_id);
+        if (cam_it == cams.end())
+            throw IoError(m.dir, fmt::format("image {} names camera {}, which the model does not have",
+                                             im.name, im.camera_id));
+        Camera cam = cam_it->second;
         cam.name = im.name;
         cam.R = rotation_from_qvec(im.qvec);
         cam.t = im.tvec;
@@ -76,14 +128,13 @@ void open_colmap(const std::string& model_dir, Dataset& ds) {
                               fmt::format("is {}x{}, but camera {} is {}x{} and the folder says 1/{}",
                                           size.width, size.height, im.camera_id, cam.width, cam.height, n));
             cam = scaled(cam, size.width, size.height);
-        } else {
-            if (size.width != cam.width || size.height != cam.height)
-                throw IoError(v.image_path, fmt::format("is {}x{}, but its camera {} is {}x{}", size.width,
-                                                        size.height, im.camera_id, cam.width, cam.height));
-            if (n > 1) cam = scaled(cam, downscaled(cam.width, n), downscaled(cam.height, n));
+        } else if (size.width != cam.width || size.height != cam.height) {
+            throw IoError(v.image_path, fmt::format("is {}x{}, but its camera {} is {}x{}", size.width,
+                                                    size.height, im.camera_id, cam.width, cam.height));
         }
         v.source_camera = cam;
         ds.views.push_back(std::move(v));
+        prescaled.push_back(has_scaled);
     }
     for (const ColmapPoint& p : m.points) {
         ds.points.push_back({float(p.xyz.x), float(p.xyz.y), float(p.xyz.z)});
@@ -91,10 +142,20 @@ void open_colmap(const std::string& model_dir, Dataset& ds) {
     }
 }
 
-void open_transforms(const std::string& dir, Dataset& ds) {
-    TransformsDataset t = read_transforms_dataset(dir);
+void read_points(const std::string& path, Dataset& ds) {
+    const PointCloud pc = read_point_cloud_ply(path);
+    ds.points = pc.points;
+    ds.point_colours = pc.colours;
+}
+
+void open_transforms(const std::string& dir, Dataset& ds, std::vector<bool>& prescaled,
+                     std::vector<std::string>& frame_masks) {
+    const fs::path image_dir =
+        ds.options.images.empty() ? fs::path() : user_folder(ds.root, ds.options.images, "image");
+    TransformsDataset t = read_transforms_dataset(dir, image_dir.string());
     ds.format = t.layout;
     ds.warnings.insert(ds.warnings.end(), t.warnings.begin(), t.warnings.end());
+    ds.image_dir = image_dir.string();
     for (TransformsFrame& f : t.frames) {
         DatasetView v;
         v.name = f.split.empty() ? f.name : f.split + "/" + f.name;
@@ -120,28 +181,117 @@ void open_transforms(const std::string& dir, Dataset& ds) {
         if (size.width != cam.width || size.height != cam.height)
             throw IoError(v.image_path, fmt::format("is {}x{}, but transforms.json says {}x{}", size.width,
                                                     size.height, cam.width, cam.height));
-        const int n = ds.options.downscale;
-        if (n > 1) cam = scaled(cam, downscaled(cam.width, n), downscaled(cam.height, n));
         v.source_camera = cam;
         v.test = f.split == "test";
         ds.views.push_back(std::move(v));
+        prescaled.push_back(false);
+        frame_masks.push_back(f.mask_path);
     }
-    for (const char* name : {"points3D.ply", "points3d.ply"}) {  // Inria 3DGS's initial points, when present
-        const fs::path p = fs::path(dir) / name;
-        std::error_code ec;
-        if (!fs::exists(p, ec)) continue;
-        const PointCloud pc = read_point_cloud_ply(p.string());
-        ds.points = pc.points;
-        ds.point_colours = pc.colours;
-        break;
+    if (!t.points_path.empty()) {  // nerfstudio's initial points
+        read_points(t.points_path, ds);
+    } else {
+        for (const char* name : {"points3D.ply", "points3d.ply"}) {  // Inria 3DGS's, when present
+            const fs::path p = fs::path(dir) / name;
+            std::error_code ec;
+            if (!fs::exists(p, ec)) continue;
+            read_points(p.string(), ds);
+            break;
+        }
     }
     if (t.layout == "nerf-synthetic") {
+        std::vector<bool> keep(ds.views.size(), true);
         if (!ds.options.eval)
             for (DatasetView& v : ds.views) v.test = false;
         else  // the dataset's own split; val frames are neither
-            ds.views.erase(std::remove_if(ds.views.begin(), ds.views.end(),
-                                          [](const DatasetView& v) { return v.name.rfind("val/", 0) == 0; }),
-                           ds.views.end());
+            for (std::size_t i = 0; i < ds.views.size(); ++i)
+                keep[i] = ds.views[i].name.rfind("val/", 0) != 0;
+        std::size_t k = 0;
+        for (std::size_t i = 0; i < ds.views.size(); ++i)
+            if (keep[i]) {
+                if (k != i) {
+                    ds.views[k] = std::move(ds.views[i]);
+                    prescaled[k] = prescaled[i];
+                    frame_masks[k] = std::move(frame_masks[i]);
+                }
+                ++k;
+            }
+        ds.views.resize(k);
+        prescaled.resize(k);
+        frame_masks.resize(k);
+    }
+}
+
+// The loaded size: --downscale N, or the automatic cap on the longer side.
+void apply_downscale(Dataset& ds, const std::vector<bool>& prescaled) {
+    const DatasetOptions& o = ds.options;
+    double factor = o.downscale;
+    if (o.downscale == 0) {
+        int longest = 0;
+        for (const DatasetView& v : ds.views)
+            longest = std::max({longest, v.source_camera.width, v.source_camera.height});
+        factor = longest > o.max_side ? double(longest) / o.max_side : 1.0;
+        if (factor > 1)
+            ds.notes.push_back(
+                fmt::format("images are up to {} px on their longer side: training at 1/{:.3g} of full size, "
+                            "{} px at most "
+                            "(as Inria 3DGS; --downscale 1 keeps full size, --downscale N takes 1/N)",
+                            longest, factor, o.max_side));
+    }
+    ds.scale = 1 / factor;
+    for (std::size_t i = 0; i < ds.views.size(); ++i) {
+        Camera& c = ds.views[i].source_camera;
+        if (factor > 1 && !prescaled[i])
+            c = scaled(c, downscaled(c.width, factor), downscaled(c.height, factor));
+    }
+}
+
+// Every view's mask file: a frame's own mask_path, or the same name in the mask folder (--masks, else
+// DIR/masks when it exists). With a mask folder, an image without a mask is an error.
+void find_masks(Dataset& ds, const std::vector<std::string>& frame_masks) {
+    fs::path dir;
+    std::error_code ec;
+    if (!ds.options.masks.empty())
+        dir = user_folder(ds.root, ds.options.masks, "mask");
+    else if (fs::is_directory(fs::path(ds.root) / "masks", ec))
+        dir = fs::path(ds.root) / "masks";
+    ds.mask_dir = dir.string();
+    for (std::size_t i = 0; i < ds.views.size(); ++i) {
+        DatasetView& v = ds.views[i];
+        if (dir.empty()) {
+            v.mask_path = frame_masks.empty() ? "" : frame_masks[i];
+            continue;
+        }
+        // transforms.json views are named by file (split/file for NeRF-synthetic): look up the file name.
+        const std::string name = frame_masks.empty() ? v.name : fs::path(v.image_path).filename().string();
+        v.mask_path = find_mask(dir.string(), name);
+        if (v.mask_path.empty())
+            throw IoError((dir / name).string(),
+                          fmt::format("no mask for image {} (looked for {} with .png or another image "
+                                      "extension; every image needs one when {} exists)",
+                                      v.image_path, (dir / name).string(), dir.string()));
+    }
+}
+
+// The camera training renders for a view: the photo's own, or the pinhole its undistortion produces.
+void choose_render_cameras(Dataset& ds) {
+    std::map<std::vector<double>, Camera> crops;  // one crop per distinct lens
+    for (DatasetView& v : ds.views) {
+        v.camera = v.source_camera;
+        if (ds.options.undistort == Undistort::none || v.camera.model == CameraModel::pinhole) continue;
+        if (ds.options.undistort == Undistort::crop) {
+            const Camera& c = v.source_camera;
+            std::vector<double> key{double(c.width), double(c.height), c.fx, c.fy, c.cx, c.cy,
+                                    double(c.model)};
+            key.insert(key.end(), c.distortion.begin(), c.distortion.end());
+            auto it = crops.find(key);
+            if (it == crops.end()) it = crops.emplace(key, crop_camera(c, v.image_path)).first;
+            v.camera.fx = it->second.fx;
+            v.camera.fy = it->second.fy;
+            v.camera.cx = it->second.cx;
+            v.camera.cy = it->second.cy;
+        }
+        v.camera.model = CameraModel::pinhole;
+        v.camera.distortion.clear();
     }
 }
 
@@ -156,7 +306,9 @@ std::size_t Dataset::test_count() const {
 }
 
 Dataset open_dataset(const std::string& dir, const DatasetOptions& options) {
-    if (options.downscale < 1) throw Error(fmt::format("downscale {} must be at least 1", options.downscale));
+    if (options.downscale < 0)
+        throw Error(fmt::format("downscale {} must be 0 (automatic) or at least 1", options.downscale));
+    if (options.max_side < 1) throw Error(fmt::format("max_side {} must be positive", options.max_side));
     if (options.test_every < 2)
         throw Error(fmt::format("test_every {} must be at least 2", options.test_every));
     std::error_code ec;
@@ -164,29 +316,32 @@ Dataset open_dataset(const std::string& dir, const DatasetOptions& options) {
     Dataset ds;
     ds.root = dir;
     ds.options = options;
+    std::vector<bool> prescaled;
+    std::vector<std::string> frame_masks;
     const std::string model = find_colmap_model(dir);
     if (!model.empty())
-        open_colmap(model, ds);
+        open_colmap(model, ds, prescaled);
     else if (fs::exists(fs::path(dir) / "transforms.json", ec) ||
              fs::exists(fs::path(dir) / "transforms_train.json", ec))
-        open_transforms(dir, ds);
+        open_transforms(dir, ds, prescaled, frame_masks);
     else
         throw IoError(dir,
-                      "no dataset found (expected sparse/0/cameras.bin or .txt, transforms.json or "
-                      "transforms_train.json)");
+                      "no dataset found (expected sparse/0/cameras.bin or .txt, distorted/sparse/0 (Inria's "
+                      "convert.py), transforms.json or transforms_train.json)");
     if (ds.views.empty()) throw IoError(dir, "no usable images");
+    ds.alpha = options.alpha != AlphaUse::automatic ? options.alpha
+               : ds.format == "nerf-synthetic"      ? AlphaUse::composite
+                                                    : AlphaUse::mask;
+    apply_downscale(ds, prescaled);
+    find_masks(ds, frame_masks);
+    // Sorted by name, carrying each view's data along.
     std::stable_sort(ds.views.begin(), ds.views.end(),
                      [](const DatasetView& a, const DatasetView& b) { return a.name < b.name; });
-    for (std::size_t i = 0; i < ds.views.size(); ++i) {
-        DatasetView& v = ds.views[i];
-        validate(v.source_camera, v.image_path);
-        v.camera = v.source_camera;
-        if (options.undistort && v.camera.model != CameraModel::pinhole) {
-            v.camera.model = CameraModel::pinhole;
-            v.camera.distortion.clear();
-        }
-        if (ds.format != "nerf-synthetic") v.test = options.eval && i % std::size_t(options.test_every) == 0;
-    }
+    for (DatasetView& v : ds.views) validate(v.source_camera, v.image_path);
+    choose_render_cameras(ds);
+    for (std::size_t i = 0; i < ds.views.size(); ++i)
+        if (ds.format != "nerf-synthetic")
+            ds.views[i].test = options.eval && i % std::size_t(options.test_every) == 0;
     // Scene scale as Inria 3DGS: mean camera centre, max distance to it, × 1.1.
     Vec3<double> c{};
     for (const DatasetView& v : ds.views) c += v.camera.centre();
@@ -197,6 +352,7 @@ Dataset open_dataset(const std::string& dir, const DatasetOptions& options) {
     ds.extent = r > 0 ? 1.1 * r : 1.0;
     ds.focus = focus_point(ds.views, ds.centre, ds.extent);
     for (const std::string& w : ds.warnings) log_warn("{}", w);
+    for (const std::string& n : ds.notes) log_info("{}", n);
     return ds;
 }
 
@@ -238,111 +394,6 @@ Vec3<double> focus_point(const std::vector<DatasetView>& views, Vec3<double> cen
     std::size_t in_front = 0;
     for (const DatasetView& v : views) in_front += (v.camera.R * x + v.camera.t).z > 0 ? 1 : 0;
     return 2 * in_front > views.size() ? x : ahead;
-}
-
-namespace {
-
-// The decoded set (8-bit RGB at the loaded size) plus what decoding holds at once: one source-size RGBA
-// image and its resized copy per thread.
-std::size_t image_set_bytes(const Dataset& ds, int extra_downscale) {
-    std::size_t kept = 0, largest_source = 0;
-    for (const DatasetView& v : ds.views) {
-        kept += std::size_t(v.camera.width / extra_downscale) *
-                std::size_t(v.camera.height / extra_downscale) * 3;
-        largest_source = std::max(largest_source, std::size_t(v.source_width) * std::size_t(v.source_height));
-    }
-    return kept + largest_source * 7 * std::size_t(omp_get_max_threads());
-}
-
-}  // namespace
-
-std::vector<Image<std::uint8_t>> load_images(const Dataset& ds, std::size_t memory_limit) {
-    if (memory_limit == 0) memory_limit = available_host_memory();
-    if (const std::size_t need = image_set_bytes(ds, 1); memory_limit > 0 && need > memory_limit) {
-        int k = 2;
-        while (k < 16 && image_set_bytes(ds, k) > memory_limit) k *= 2;
-        throw OutOfMemory(fmt::format(
-            "{}: the {} images need {} in memory at {}x{} (8-bit RGB, while decoding), more than the {} "
-            "available; train with --downscale {} ({} needed)",
-            ds.root, ds.views.size(), format_bytes(need), ds.views.front().camera.width,
-            ds.views.front().camera.height, format_bytes(memory_limit), ds.options.downscale * k,
-            format_bytes(image_set_bytes(ds, k))));
-    }
-    std::vector<Image<std::uint8_t>> images(ds.views.size());
-    // One remap table per distinct distorted camera (a dataset usually shares one).
-    std::map<std::vector<double>, UndistortMap> maps;
-    std::mutex maps_mutex;
-    ProgressLine progress("loading images", ds.views.size());
-    const double bg[3] = {ds.options.background[0], ds.options.background[1], ds.options.background[2]};
-    std::string first_error;
-    std::mutex error_mutex;
-#pragma omp parallel for schedule(dynamic)
-    for (std::int64_t i = 0; i < std::int64_t(ds.views.size()); ++i) {
-        const DatasetView& v = ds.views[std::size_t(i)];
-        try {
-            Image<std::uint8_t> img = read_image(v.image_path);
-            if (img.width != v.source_width || img.height != v.source_height)
-                throw IoError(v.image_path, "image size changed since the dataset was opened");
-            img = to_rgb(img, bg);
-            if (img.width != v.source_camera.width || img.height != v.source_camera.height)
-                img = resize_area(img, v.source_camera.width, v.source_camera.height);
-            if (v.source_camera.model != CameraModel::pinhole && ds.options.undistort) {
-                const Camera& c = v.source_camera;
-                std::vector<double> key{double(c.width), double(c.height), c.fx, c.fy, c.cx, c.cy,
-                                        double(c.model)};
-                key.insert(key.end(), c.distortion.begin(), c.distortion.end());
-                const UndistortMap* map;
-                {
-                    std::lock_guard lock(maps_mutex);
-                    auto it = maps.find(key);
-                    if (it == maps.end()) it = maps.emplace(key, make_undistort_map(c)).first;
-                    map = &it->second;
-                }
-                img = undistort_image(*map, img);
-            }
-            images[std::size_t(i)] = std::move(img);
-        } catch (const std::exception& e) {
-            std::lock_guard lock(error_mutex);
-            if (first_error.empty()) first_error = e.what();
-        }
-        progress.tick();
-    }
-    progress.done();
-    if (!first_error.empty()) throw IoError(ds.root, first_error);
-    return images;
-}
-
-std::string describe(const Dataset& ds) {
-    std::string s = fmt::format("dataset     {}\nformat      {}\n", ds.root, ds.format);
-    std::map<std::string, int> models;
-    std::map<std::string, int> sizes;
-    for (const DatasetView& v : ds.views) {
-        const Camera& c = v.source_camera;
-        std::string d = to_string(c.model);
-        if (!c.distortion.empty()) {
-            d += " (";
-            for (std::size_t i = 0; i < c.distortion.size(); ++i)
-                d += fmt::format("{}{:.4g}", i ? " " : "", c.distortion[i]);
-            d += ")";
-        }
-        models[fmt::format("{}  fx {:.1f} fy {:.1f} cx {:.1f} cy {:.1f}", d, c.fx, c.fy, c.cx, c.cy)]++;
-        sizes[fmt::format("{}x{}", c.width, c.height)]++;
-    }
-    s += fmt::format(
-        "images      {} ({} train, {} test{})\n", ds.views.size(), ds.train_count(), ds.test_count(),
-        ds.options.eval ? fmt::format(", every {}th held out", ds.options.test_every) : ", --eval off");
-    for (const auto& [size, count] : sizes) s += fmt::format("image size  {} ({} images)\n", size, count);
-    for (const auto& [model, count] : models) s += fmt::format("camera      {} ({} images)\n", model, count);
-    if (ds.options.undistort && ds.views.front().source_camera.model != CameraModel::pinhole)
-        s += "undistort   to an ideal pinhole with the same intrinsics (ewa)\n";
-    s += fmt::format("points      {}\n", ds.points.size());
-    s += fmt::format("extent      {:.4f} (camera centre {:.3f} {:.3f} {:.3f})\n", ds.extent, ds.centre.x,
-                     ds.centre.y, ds.centre.z);
-    s += fmt::format("focus       {:.3f} {:.3f} {:.3f} (nearest point to the optical axes)\n", ds.focus.x,
-                     ds.focus.y, ds.focus.z);
-    if (!ds.warnings.empty())  // each was logged when the dataset was opened
-        s += fmt::format("warnings    {} (see above)\n", ds.warnings.size());
-    return s;
 }
 
 }  // namespace radiant

@@ -30,7 +30,28 @@ double number(const json& j, const char* key, const std::string& where) {
     return v;
 }
 
-// The intrinsics keys of instant-ngp, read from `j` over the values already in `cam` (frame overrides).
+// The lens named by nerfstudio's "camera_model" (absent: OpenCV when distortion keys are given).
+void read_camera_model(const json& j, const std::string& where, Camera& cam) {
+    if (j.contains("is_fisheye") && j["is_fisheye"] != false)
+        throw IoError(where,
+                      "instant-ngp's 'is_fisheye' lens is not supported; give nerfstudio's \"camera_model\": "
+                      "\"OPENCV_FISHEYE\" with k1..k4 for an equidistant fisheye");
+    if (!j.contains("camera_model")) return;
+    const std::string m = j["camera_model"].is_string() ? j["camera_model"].get<std::string>() : "";
+    if (m == "OPENCV" || m == "FULL_OPENCV")
+        cam.model = CameraModel::opencv;
+    else if (m == "OPENCV_FISHEYE")
+        cam.model = CameraModel::fisheye;
+    else if (m == "PINHOLE" || m == "SIMPLE_PINHOLE")
+        cam.model = CameraModel::pinhole;
+    else
+        throw IoError(where,
+                      fmt::format("'camera_model' {} is not supported (OPENCV, OPENCV_FISHEYE, PINHOLE)",
+                                  j["camera_model"].dump()));
+}
+
+// The intrinsics keys of instant-ngp and nerfstudio, read from `j` over the values already in `cam`
+// (frame overrides).
 void read_intrinsics(const json& j, const std::string& where, Camera& cam, double& angle_x) {
     if (j.contains("camera_angle_x")) angle_x = number(j, "camera_angle_x", where);
     if (j.contains("fl_x")) cam.fx = number(j, "fl_x", where);
@@ -39,13 +60,27 @@ void read_intrinsics(const json& j, const std::string& where, Camera& cam, doubl
     if (j.contains("cy")) cam.cy = number(j, "cy", where);
     if (j.contains("w")) cam.width = int(std::lround(number(j, "w", where)));
     if (j.contains("h")) cam.height = int(std::lround(number(j, "h", where)));
-    if (j.contains("k4") || j.contains("is_fisheye"))
-        throw IoError(where,
-                      "fisheye / k4 distortion in transforms.json is not supported (k1 k2 p1 p2 k3 are)");
+    const CameraModel before = cam.model;
+    read_camera_model(j, where, cam);
+    if (cam.model == CameraModel::fisheye) {
+        const char* keys[] = {"k1", "k2", "k3", "k4"};
+        if (before != CameraModel::fisheye) cam.distortion.assign(4, 0.0);
+        for (std::size_t i = 0; i < 4; ++i)
+            if (j.contains(keys[i])) cam.distortion[i] = number(j, keys[i], where);
+        return;
+    }
+    if (j.contains("k4"))
+        throw IoError(where, "'k4' belongs to a fisheye lens: set \"camera_model\": \"OPENCV_FISHEYE\"");
     const char* keys[] = {"k1", "k2", "p1", "p2", "k3"};  // radiant's opencv order
     bool any = false;
     for (const char* k : keys) any |= j.contains(k);
-    if (!any) return;
+    if (!any) {
+        if (cam.model == CameraModel::opencv && cam.distortion.empty()) cam.distortion.assign(4, 0.0);
+        if (cam.model == CameraModel::pinhole) cam.distortion.clear();
+        return;
+    }
+    if (cam.model == CameraModel::pinhole && j.contains("camera_model"))
+        throw IoError(where, "distortion coefficients given for a PINHOLE 'camera_model'");
     const std::size_t n = j.contains("k3") || cam.distortion.size() == 5 ? 5 : 4;
     cam.distortion.resize(n, 0.0);
     for (std::size_t i = 0; i < n; ++i)
@@ -53,7 +88,8 @@ void read_intrinsics(const json& j, const std::string& where, Camera& cam, doubl
     cam.model = CameraModel::opencv;
 }
 
-void read_frames(const std::string& json_path, const std::string& split, TransformsDataset& out) {
+void read_frames(const std::string& json_path, const std::string& split, const std::string& image_dir,
+                 TransformsDataset& out) {
     const json doc = parse_json_file(json_path);
     if (!doc.is_object() || !doc.contains("frames") || !doc["frames"].is_array())
         throw IoError(json_path, "expected an object with a 'frames' list");
@@ -61,6 +97,14 @@ void read_frames(const std::string& json_path, const std::string& split, Transfo
     double base_angle = 0;
     read_intrinsics(doc, json_path, base, base_angle);
     const fs::path dir = fs::path(json_path).parent_path();
+    if (doc.contains("ply_file_path")) {
+        if (!doc["ply_file_path"].is_string()) throw IoError(json_path, "'ply_file_path' must be a string");
+        const fs::path ply = dir / doc["ply_file_path"].get<std::string>();
+        std::error_code ec;
+        if (!fs::is_regular_file(ply, ec))
+            throw IoError(json_path, fmt::format("'ply_file_path' {} is missing", ply.string()));
+        out.points_path = ply.lexically_normal().string();
+    }
     for (std::size_t i = 0; i < doc["frames"].size(); ++i) {
         const json& f = doc["frames"][i];
         const std::string where = fmt::format("{}: frame {}", json_path, i);
@@ -88,7 +132,8 @@ void read_frames(const std::string& json_path, const std::string& split, Transfo
         frame.split = split;
         opengl_c2w_to_camera(c2w, frame.camera);
         // NeRF-synthetic paths omit the extension ("./train/r_0").
-        fs::path p = dir / f["file_path"].get<std::string>();
+        const fs::path given(f["file_path"].get<std::string>());
+        fs::path p = image_dir.empty() ? dir / given : fs::path(image_dir) / given.filename();
         std::error_code ec;
         if (!fs::exists(p, ec))
             for (const char* ext : {".png", ".jpg", ".jpeg", ".JPG", ".PNG"})
@@ -103,6 +148,13 @@ void read_frames(const std::string& json_path, const std::string& split, Transfo
         frame.image_path = p.lexically_normal().string();
         frame.name = p.filename().string();
         frame.camera.name = frame.name;
+        if (f.contains("mask_path")) {
+            if (!f["mask_path"].is_string()) throw IoError(where, "'mask_path' must be a string");
+            const fs::path m = dir / f["mask_path"].get<std::string>();
+            if (!fs::is_regular_file(m, ec))
+                throw IoError(where, fmt::format("mask {} of image {} is missing", m.string(), frame.name));
+            frame.mask_path = m.lexically_normal().string();
+        }
         out.frames.push_back(std::move(frame));
     }
 }
@@ -132,7 +184,7 @@ void opengl_c2w_to_camera(const double c2w[3][4], Camera& cam) {
     cam.t = -(cam.R * centre);
 }
 
-TransformsDataset read_transforms_dataset(const std::string& dir) {
+TransformsDataset read_transforms_dataset(const std::string& dir, const std::string& image_dir) {
     TransformsDataset out;
     const fs::path d(dir);
     std::error_code ec;
@@ -140,11 +192,11 @@ TransformsDataset read_transforms_dataset(const std::string& dir) {
         out.layout = "nerf-synthetic";
         for (const char* split : {"train", "test", "val"}) {
             const fs::path p = d / fmt::format("transforms_{}.json", split);
-            if (fs::exists(p, ec)) read_frames(p.string(), split, out);
+            if (fs::exists(p, ec)) read_frames(p.string(), split, image_dir, out);
         }
     } else if (fs::exists(d / "transforms.json", ec)) {
         out.layout = "instant-ngp";
-        read_frames((d / "transforms.json").string(), "", out);
+        read_frames((d / "transforms.json").string(), "", image_dir, out);
     } else {
         throw IoError(dir, "no transforms.json or transforms_train.json");
     }

@@ -2,19 +2,40 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "radiant/core/distortion.hpp"
 #include "radiant/core/error.hpp"
 
 namespace radiant {
+namespace {
 
-UndistortMap make_undistort_map(const Camera& distorted) {
+// Bilinear taps of a continuous source position (pixel centres at +0.5), clamped to the image.
+struct Taps {
+    int x0, y0, x1, y1;
+    double fx, fy;  // weights of x1 and y1
+};
+
+Taps taps(float sx, float sy, int w, int h) {
+    const double gx = double(sx) - 0.5, gy = double(sy) - 0.5;  // sample grid: pixel centres at integers
+    const int x0 = int(std::floor(gx)), y0 = int(std::floor(gy));
+    auto cx = [w](int v) { return v < 0 ? 0 : (v >= w ? w - 1 : v); };
+    auto cy = [h](int v) { return v < 0 ? 0 : (v >= h ? h - 1 : v); };
+    return {cx(x0), cy(y0), cx(x0 + 1), cy(y0 + 1), gx - x0, gy - y0};
+}
+
+}  // namespace
+
+UndistortMap make_undistort_map(const Camera& distorted, const Camera& pinhole) {
     UndistortMap m;
-    m.pinhole = distorted;
+    m.pinhole = pinhole;
     m.pinhole.model = CameraModel::pinhole;
     m.pinhole.distortion.clear();
-    const int w = distorted.width, h = distorted.height;
+    m.source_width = distorted.width;
+    m.source_height = distorted.height;
+    const int w = pinhole.width, h = pinhole.height;
+    const double sw = distorted.width, sh = distorted.height;
     m.source_xy.resize(std::size_t(w) * std::size_t(h) * 2);
     m.valid.resize(std::size_t(w) * std::size_t(h));
     const Distortion<double> d = distortion_of<double>(distorted);
@@ -23,14 +44,13 @@ UndistortMap make_undistort_map(const Camera& distorted) {
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
             const std::size_t i = std::size_t(y) * std::size_t(w) + std::size_t(x);
-            const Vec2<double> p{(x + 0.5 - distorted.cx) / distorted.fx,
-                                 (y + 0.5 - distorted.cy) / distorted.fy};
+            const Vec2<double> p{(x + 0.5 - pinhole.cx) / pinhole.fx, (y + 0.5 - pinhole.cy) / pinhole.fy};
             const Vec2<double> pd = distort(d, p);
             const double sx = distorted.fx * pd.x + distorted.cx, sy = distorted.fy * pd.y + distorted.cy;
             m.source_xy[2 * i] = float(sx);
             m.source_xy[2 * i + 1] = float(sy);
             const bool ok =
-                std::isfinite(sx) && std::isfinite(sy) && sx >= 0 && sy >= 0 && sx <= w && sy <= h;
+                std::isfinite(sx) && std::isfinite(sy) && sx >= 0 && sy >= 0 && sx <= sw && sy <= sh;
             m.valid[i] = ok;
             invalid += !ok;
         }
@@ -38,30 +58,93 @@ UndistortMap make_undistort_map(const Camera& distorted) {
     return m;
 }
 
+UndistortMap make_undistort_map(const Camera& distorted) {
+    return make_undistort_map(distorted, distorted);
+}
+
+Camera crop_camera(const Camera& distorted, const std::string& what) {
+    const int w = distorted.width, h = distorted.height;
+    const Distortion<double> d = distortion_of<double>(distorted);
+    // Normalised, undistorted coordinates of a border pixel centre.
+    auto inward = [&](double u, double v) {
+        Vec2<double> p;
+        const Vec2<double> pd{(u - distorted.cx) / distorted.fx, (v - distorted.cy) / distorted.fy};
+        if (!undistort(d, pd, p) || !std::isfinite(p.x) || !std::isfinite(p.y))
+            throw Error(fmt::format(
+                "{}: the {} lens's image border at pixel ({:.1f}, {:.1f}) has no pinhole equivalent (a view "
+                "of 180° or more); train it with --shading ray, which needs no undistortion",
+                what, to_string(distorted.model), u, v));
+        return p;
+    };
+    // The inscribed rectangle: the innermost point of each edge bounds it.
+    double x0 = -1e300, x1 = 1e300, y0 = -1e300, y1 = 1e300;
+    for (int j = 0; j < h; ++j) {
+        x0 = std::max(x0, inward(0.5, j + 0.5).x);
+        x1 = std::min(x1, inward(w - 0.5, j + 0.5).x);
+    }
+    for (int i = 0; i < w; ++i) {
+        y0 = std::max(y0, inward(i + 0.5, 0.5).y);
+        y1 = std::min(y1, inward(i + 0.5, h - 0.5).y);
+    }
+    if (!(x1 > x0 && y1 > y0) || w < 2 || h < 2)
+        throw Error(fmt::format("{}: the undistorted image border encloses no rectangle", what));
+    Camera c = distorted;
+    c.model = CameraModel::pinhole;
+    c.distortion.clear();
+    // The rectangle's corners land on the corner pixels' centres, (0.5, 0.5) and (w − 0.5, h − 0.5).
+    c.fx = (w - 1) / (x1 - x0);
+    c.fy = (h - 1) / (y1 - y0);
+    c.cx = 0.5 - c.fx * x0;
+    c.cy = 0.5 - c.fy * y0;
+    return c;
+}
+
 Image<std::uint8_t> undistort_image(const UndistortMap& m, const Image<std::uint8_t>& in) {
+    if (in.width != m.source_width || in.height != m.source_height)
+        throw Error(fmt::format("undistort: image is {}x{}, the camera {}x{}", in.width, in.height,
+                                m.source_width, m.source_height));
     const int w = m.pinhole.width, h = m.pinhole.height;
-    if (in.width != w || in.height != h)
-        throw Error(fmt::format("undistort: image is {}x{}, the camera {}x{}", in.width, in.height, w, h));
     Image<std::uint8_t> out(w, h, in.channels);
 #pragma omp parallel for schedule(static)
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
             const std::size_t i = std::size_t(y) * std::size_t(w) + std::size_t(x);
             if (!m.valid[i]) continue;
-            // continuous coordinates → sample grid where pixel centres sit at integers
-            const double sx = m.source_xy[2 * i] - 0.5, sy = m.source_xy[2 * i + 1] - 0.5;
-            const int x0 = int(std::floor(sx)), y0 = int(std::floor(sy));
-            const double fx = sx - x0, fy = sy - y0;
-            auto at = [&](int xx, int yy, int c) {
-                xx = xx < 0 ? 0 : (xx >= w ? w - 1 : xx);
-                yy = yy < 0 ? 0 : (yy >= h ? h - 1 : yy);
-                return double(in.at(xx, yy, c));
-            };
+            const Taps t = taps(m.source_xy[2 * i], m.source_xy[2 * i + 1], in.width, in.height);
             for (int c = 0; c < in.channels; ++c) {
-                const double v = (1 - fy) * ((1 - fx) * at(x0, y0, c) + fx * at(x0 + 1, y0, c)) +
-                                 fy * ((1 - fx) * at(x0, y0 + 1, c) + fx * at(x0 + 1, y0 + 1, c));
+                const double v =
+                    (1 - t.fy) * ((1 - t.fx) * in.at(t.x0, t.y0, c) + t.fx * in.at(t.x1, t.y0, c)) +
+                    t.fy * ((1 - t.fx) * in.at(t.x0, t.y1, c) + t.fx * in.at(t.x1, t.y1, c));
                 out.at(x, y, c) = std::uint8_t(std::lround(v < 0 ? 0 : (v > 255 ? 255 : v)));
             }
+        }
+    return out;
+}
+
+Image<std::uint8_t> undistort_mask(const UndistortMap& m, const Image<std::uint8_t>& source_mask) {
+    const bool masked = !source_mask.data.empty();
+    if (masked && (source_mask.width != m.source_width || source_mask.height != m.source_height ||
+                   source_mask.channels != 1))
+        throw Error(fmt::format("undistort: mask is {}x{}x{}, the camera {}x{}", source_mask.width,
+                                source_mask.height, source_mask.channels, m.source_width, m.source_height));
+    const int w = m.pinhole.width, h = m.pinhole.height;
+    Image<std::uint8_t> out(w, h, 1, kMaskInvalid);
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const std::size_t i = std::size_t(y) * std::size_t(w) + std::size_t(x);
+            if (!m.valid[i]) continue;
+            bool ok = true;
+            if (masked) {
+                // Any tap the sample reads with weight makes the output depend on that source pixel.
+                const Taps t =
+                    taps(m.source_xy[2 * i], m.source_xy[2 * i + 1], m.source_width, m.source_height);
+                const bool wx0 = t.fx<1, wx1 = t.fx> 0, wy0 = t.fy<1, wy1 = t.fy> 0;
+                auto bad = [&](int xx, int yy) { return source_mask.at(xx, yy) != kMaskValid; };
+                ok = !((wy0 && ((wx0 && bad(t.x0, t.y0)) || (wx1 && bad(t.x1, t.y0)))) ||
+                       (wy1 && ((wx0 && bad(t.x0, t.y1)) || (wx1 && bad(t.x1, t.y1)))));
+            }
+            out.at(x, y) = ok ? kMaskValid : kMaskInvalid;
         }
     return out;
 }

@@ -37,6 +37,8 @@ void for_each_field(TrainConfig& c, F&& f) {
     f("output", c.output);
     f("steps", c.steps);
     f("downscale", c.downscale);
+    f("images", c.images);
+    f("masks", c.masks);
     f("eval", c.eval);
     f("test_every", c.test_every);
     f("strategy", c.strategy);
@@ -101,6 +103,8 @@ std::string config_to_json(const TrainConfig& config) {
     for_each_field(c, [&](const char* key, auto& v) { j[key] = v; });
     j["trace_mode"] = to_string(c.render.trace_mode);
     j["shading"] = to_string(c.render.shading);
+    j["undistort"] = to_string(c.undistort);
+    j["alpha"] = to_string(c.alpha);
     return j.dump(2) + "\n";
 }
 
@@ -112,7 +116,7 @@ TrainConfig config_from_json(const std::string& text, const std::string& name, T
         throw IoError(name, fmt::format("invalid JSON: {}", e.what()));
     }
     if (!j.is_object()) throw IoError(name, "expected an object of settings");
-    std::set<std::string> known{"trace_mode", "shading"};
+    std::set<std::string> known{"trace_mode", "shading", "undistort", "alpha"};
     for_each_field(c, [&](const char* key, auto& v) {
         known.insert(key);
         if (!j.contains(key)) return;
@@ -124,6 +128,8 @@ TrainConfig config_from_json(const std::string& text, const std::string& name, T
     });
     read_choice(j, "trace_mode", name, {TraceMode::replay, TraceMode::trace}, c.render.trace_mode);
     read_choice(j, "shading", name, {Shading::ewa, Shading::ray}, c.render.shading);
+    read_choice(j, "undistort", name, {Undistort::mask, Undistort::crop}, c.undistort);
+    read_choice(j, "alpha", name, {AlphaUse::automatic, AlphaUse::composite, AlphaUse::mask}, c.alpha);
     for (const auto& [key, value] : j.items())
         if (!known.count(key)) throw IoError(name, fmt::format("unknown setting '{}'", key));
     return c;
@@ -160,7 +166,8 @@ void validate(const TrainConfig& c) {
     auto fail = [](const std::string& why) { throw Error("training settings: " + why); };
     if (c.data.empty()) fail("no dataset (-d DATA)");
     if (c.steps < 1) fail(fmt::format("steps {} must be positive", c.steps));
-    if (c.downscale < 1) fail(fmt::format("downscale {} must be at least 1", c.downscale));
+    if (c.downscale < 0) fail(fmt::format("downscale {} must be 0 (automatic) or at least 1", c.downscale));
+    if (c.undistort == Undistort::none) fail("undistort must be mask or crop");
     if (c.strategy != "default" && c.strategy != "mcmc")
         fail(fmt::format("strategy '{}' is not default or mcmc", c.strategy));
     if (c.sh_degree < 0 || c.sh_degree > 3) fail(fmt::format("sh_degree {} is not in 0..3", c.sh_degree));

@@ -28,19 +28,20 @@ class CpuBackend final : public Backend {
     Scene scene() const override { return state_.params; }
     std::size_t size() const override { return state_.params.size(); }
 
-    void set_images(const std::vector<Image<std::uint8_t>>& images) override { images_ = &images; }
+    void set_images(const std::vector<TargetImage>& images) override { images_ = &images; }
 
     StepStats step(const StepInput& in) override {
         Scene& p = state_.params;
-        const Image<float> target = to_float(image(in.image));
+        const TargetImage& t = image(in.image);
+        const Image<float> target = to_float(t.rgb);
         const ForwardResult<float> fwd = cpu::render_forward(p, *in.camera, in.settings);
         Image<float> v_rgb;
-        const LossValue loss = photometric_loss(fwd.rgb, target, in.lambda_ssim, &v_rgb);
+        const LossValue loss = photometric_loss(fwd.rgb, target, in.lambda_ssim, &v_rgb, &t.mask);
         SceneGrads g = cpu::render_backward(p, *in.camera, in.settings, fwd, v_rgb);
         StepStats out;
         out.loss = loss.total;
         out.l1 = loss.l1;
-        out.psnr = psnr(fwd.rgb, target);
+        out.psnr = psnr(fwd.rgb, target, &t.mask);
         out.tile_pairs = fwd.lists.pairs();
         const std::size_t n = p.size();
         // MCMC regularisers on the activated opacity and scale.
@@ -78,8 +79,9 @@ class CpuBackend final : public Backend {
     ViewScore evaluate(const Camera& camera, const RenderSettings& settings, std::size_t index,
                        Image<float>* render_out) override {
         Image<float> r = render(camera, settings);
-        const Image<float> gt = to_float(image(index));
-        const ViewScore score{psnr(r, gt), ssim(r, gt)};
+        const TargetImage& t = image(index);
+        const Image<float> gt = to_float(t.rgb);
+        const ViewScore score{psnr(r, gt, &t.mask), ssim(r, gt, &t.mask)};
         if (render_out) *render_out = std::move(r);
         return score;
     }
@@ -99,18 +101,18 @@ class CpuBackend final : public Backend {
         MemoryUse m;
         m.held = m.peak = std::size_t(u.ru_maxrss) * 1024;  // the process's peak; Linux reports KiB
         if (images_)
-            for (const Image<std::uint8_t>& im : *images_) m.images += im.data.size();
+            for (const TargetImage& im : *images_) m.images += im.rgb.data.size() + im.mask.data.size();
         return m;
     }
 
   private:
-    const Image<std::uint8_t>& image(std::size_t i) const {
+    const TargetImage& image(std::size_t i) const {
         RADIANT_CHECK(images_ && i < images_->size(),
                       fmt::format("CPU backend: no training image {} (set_images first)", i));
         return (*images_)[i];
     }
     TrainState state_;
-    const std::vector<Image<std::uint8_t>>* images_ = nullptr;
+    const std::vector<TargetImage>* images_ = nullptr;
 };
 
 }  // namespace

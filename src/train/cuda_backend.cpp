@@ -17,7 +17,7 @@ class CudaBackend final : public Backend {
   public:
     std::string name() const override { return "cuda"; }
 
-    void set_images(const std::vector<Image<std::uint8_t>>& images) override { step_.set_images(images); }
+    void set_images(const std::vector<TargetImage>& images) override { step_.set_images(images); }
 
     void load(const TrainState& s) override {
         validate_shape(s.params, "training state");

@@ -7,12 +7,23 @@
 
 namespace radiant {
 
-Image<std::uint8_t> comparison_image(const Image<float>& truth, const Image<float>& render) {
+Image<std::uint8_t> comparison_image(const Image<float>& truth, const Image<float>& render,
+                                     const Image<std::uint8_t>* mask) {
     const int w = truth.width, h = truth.height;
     Image<std::uint8_t> out(3 * w, h, 3);
     auto q = [](double v) { return std::uint8_t(std::lround(std::clamp(v, 0.0, 1.0) * 255)); };
+    const bool masked = mask && !mask->data.empty();
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
+            if (masked && mask->at(x, y) != kMaskValid) {
+                const std::uint8_t v = ((x / 8 + y / 8) % 2) ? 70 : 110;
+                const std::uint8_t cell[3] = {v, v, std::uint8_t(v + 40)};
+                for (int c = 0; c < 3; ++c) {
+                    out.at(x, y, c) = out.at(2 * w + x, y, c) = cell[c];
+                    out.at(w + x, y, c) = q(render.at(x, y, c));
+                }
+                continue;
+            }
             double err = 0;
             for (int c = 0; c < 3; ++c) {
                 out.at(x, y, c) = q(truth.at(x, y, c));

@@ -52,7 +52,10 @@ DatasetOptions dataset_options(const TrainConfig& c) {
     o.eval = c.eval;
     o.test_every = c.test_every;
     // `ray` traces each pixel through the lens model, so it trains on the images as they were taken.
-    o.undistort = c.render.shading == Shading::ewa;
+    o.undistort = c.render.shading == Shading::ewa ? c.undistort : Undistort::none;
+    o.images = c.images;
+    o.masks = c.masks;
+    o.alpha = c.alpha;
     const double b = c.white_background ? 1.0 : 0.0;
     o.background = {b, b, b};
     return o;
@@ -134,7 +137,7 @@ std::string safe_name(std::string s) {
 }
 
 void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
-                   const std::vector<Image<std::uint8_t>>& images, const std::vector<std::size_t>& eval_ids,
+                   const std::vector<TargetImage>& images, const std::vector<std::size_t>& eval_ids,
                    bool eval_is_test, const Checkpoint& ck, TrainResult& result) {
     const fs::path out(c.output);
     const Evaluation ev = evaluate(backend, ds, eval_ids, eval_settings(c, c.sh_degree), true);
@@ -153,7 +156,8 @@ void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
     fs::create_directories(out / "renders");
     ReportData report;
     for (std::size_t k = 0; k < eval_ids.size(); ++k) {
-        const Image<std::uint8_t> cmp = comparison_image(to_float(images[eval_ids[k]]), ev.renders[k]);
+        const TargetImage& t = images[eval_ids[k]];
+        const Image<std::uint8_t> cmp = comparison_image(to_float(t.rgb), ev.renders[k], &t.mask);
         const std::string name = safe_name(fs::path(ev.views[k].name).stem().string());
         write_png((out / "renders" / (name + ".png")).string(), cmp);
         const int tw = std::min(cmp.width, 720);
@@ -229,7 +233,8 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
     const Dataset ds = open_dataset(c.data, dataset_options(c));
     log_info("{}: {} ({} train, {} test views, {}x{})", c.data, ds.format, ds.train_count(), ds.test_count(),
              ds.views.front().camera.width, ds.views.front().camera.height);
-    const std::vector<Image<std::uint8_t>> images = load_images(ds);
+    std::vector<TargetImage> images = load_images(ds);
+    if (hooks.on_images) hooks.on_images(images);
     std::vector<std::size_t> train_ids, test_ids;
     for (std::size_t i = 0; i < ds.views.size(); ++i) (ds.views[i].test ? test_ids : train_ids).push_back(i);
     if (train_ids.empty()) throw Error(fmt::format("{}: no training views", c.data));
@@ -468,7 +473,7 @@ TrainResult evaluate_model(const std::string& model_dir, const std::string& data
         config_from_json(read_file((dir / "config.json").string()), (dir / "config.json").string(), {});
     if (!data_dir.empty()) c.data = data_dir;
     const Dataset ds = open_dataset(c.data, dataset_options(c));
-    const std::vector<Image<std::uint8_t>> images = load_images(ds);
+    const std::vector<TargetImage> images = load_images(ds);
     std::vector<std::size_t> ids;
     for (std::size_t i = 0; i < ds.views.size(); ++i)
         if (ds.views[i].test) ids.push_back(i);

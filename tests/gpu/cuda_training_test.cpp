@@ -50,35 +50,57 @@ Image<float> near(const Image<std::uint8_t>& t, std::uint32_t seed) {
     return r;
 }
 
+// A mask excluding a disc and a border strip, as undistortion and user masks do.
+Image<std::uint8_t> disc_and_border_mask(int w, int h) {
+    Image<std::uint8_t> m(w, h, 1, kMaskValid);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const double dx = x - 0.6 * w, dy = y - 0.4 * h;
+            if (dx * dx + dy * dy < 0.04 * w * h || x < 3 || y >= h - 2) m.at(x, y) = kMaskInvalid;
+        }
+    return m;
+}
+
 TEST(CudaLoss, L1SsimLossAndGradientMatchTheCpuReference) {
     REQUIRE_GPU();
-    for (auto [w, h] : {std::pair{97, 61}, std::pair{320, 180}, std::pair{16, 12}}) {
-        const std::vector<Image<std::uint8_t>> images{random_u8(1, w, h)};
-        const Image<float> render = near(images[0], 2);
-        CudaStep gpu;
-        gpu.set_images(images);
-        for (double lambda : {0.0, 0.2, 1.0}) {
-            Image<float> v_gpu, v_cpu;
-            const TrainStepResult g = gpu.photometric_loss(render, 0, lambda, &v_gpu);
-            const LossValue c = photometric_loss(render, to_float(images[0]), lambda, &v_cpu);
-            EXPECT_NEAR(g.loss, c.total, 2e-5) << w << "x" << h << " λ " << lambda;
-            EXPECT_NEAR(g.l1, c.l1, 1e-6);
-            if (lambda > 0) {
-                EXPECT_NEAR(g.ssim, c.ssim, 2e-5);
+    for (bool masked : {false, true})
+        for (auto [w, h] : {std::pair{97, 61}, std::pair{320, 180}, std::pair{16, 12}}) {
+            std::vector<TargetImage> images(1);
+            images[0].rgb = random_u8(1, w, h);
+            if (masked) images[0].mask = disc_and_border_mask(w, h);
+            const Image<float> render = near(images[0].rgb, 2);
+            CudaStep gpu;
+            gpu.set_images(images);
+            for (double lambda : {0.0, 0.2, 1.0}) {
+                Image<float> v_gpu, v_cpu;
+                const TrainStepResult g = gpu.photometric_loss(render, 0, lambda, &v_gpu);
+                const LossValue c =
+                    photometric_loss(render, to_float(images[0].rgb), lambda, &v_cpu, &images[0].mask);
+                EXPECT_NEAR(g.loss, c.total, 2e-5)
+                    << w << "x" << h << " λ " << lambda << " masked " << masked;
+                EXPECT_NEAR(g.l1, c.l1, 1e-6);
+                if (lambda > 0) {
+                    EXPECT_NEAR(g.ssim, c.ssim, 2e-5);
+                }
+                double dot = 0, ng = 0, nc = 0, diff = 0;
+                std::size_t masked_nonzero = 0;
+                for (std::size_t i = 0; i < v_cpu.data.size(); ++i) {
+                    dot += double(v_gpu.data[i]) * v_cpu.data[i];
+                    ng += double(v_gpu.data[i]) * v_gpu.data[i];
+                    nc += double(v_cpu.data[i]) * v_cpu.data[i];
+                    diff += std::pow(double(v_gpu.data[i]) - v_cpu.data[i], 2);
+                    if (masked && images[0].mask.data[i / 3] != kMaskValid)
+                        masked_nonzero += v_gpu.data[i] != 0.f;
+                }
+                std::printf(
+                    "[loss] %dx%d lambda %.1f masked %d: loss %.7f vs %.7f, gradient cosine %.8f, rel %.2e\n",
+                    w, h, lambda, int(masked), g.loss, c.total, dot / std::sqrt(ng * nc),
+                    std::sqrt(diff / nc));
+                EXPECT_GT(dot / std::sqrt(ng * nc), 0.99999);
+                EXPECT_LT(std::sqrt(diff / nc), 2e-3);
+                EXPECT_EQ(masked_nonzero, 0u) << "masked pixels must get exactly zero gradient";
             }
-            double dot = 0, ng = 0, nc = 0, diff = 0;
-            for (std::size_t i = 0; i < v_cpu.data.size(); ++i) {
-                dot += double(v_gpu.data[i]) * v_cpu.data[i];
-                ng += double(v_gpu.data[i]) * v_gpu.data[i];
-                nc += double(v_cpu.data[i]) * v_cpu.data[i];
-                diff += std::pow(double(v_gpu.data[i]) - v_cpu.data[i], 2);
-            }
-            std::printf("[loss] %dx%d lambda %.1f: loss %.7f vs %.7f, gradient cosine %.8f, rel %.2e\n", w, h,
-                        lambda, g.loss, c.total, dot / std::sqrt(ng * nc), std::sqrt(diff / nc));
-            EXPECT_GT(dot / std::sqrt(ng * nc), 0.99999);
-            EXPECT_LT(std::sqrt(diff / nc), 2e-3);
         }
-    }
 }
 
 TEST(CudaEvaluate, PsnrAndSsimMatchTheCpuMetrics) {
@@ -90,13 +112,18 @@ TEST(CudaEvaluate, PsnrAndSsimMatchTheCpuMetrics) {
     const Camera cam = test::random_camera(9, 160, 120);
     RenderSettings s;
     const Image<float> cpu_render = cpu::render_forward(scene, cam, s).rgb;
-    const std::vector<Image<std::uint8_t>> images{to_u8(near(to_u8(cpu_render), 4))};
+    std::vector<TargetImage> images(2);
+    images[0].rgb = images[1].rgb = to_u8(near(to_u8(cpu_render), 4));
+    images[1].mask = disc_and_border_mask(cam.width, cam.height);
     CudaStep gpu;
     gpu.set_scene(scene);
     gpu.set_images(images);
+    const ImageScore masked = gpu.evaluate(cam, s, 1, nullptr);
+    const Image<float> gt = to_float(images[0].rgb);
+    EXPECT_NEAR(masked.psnr, psnr(cpu_render, gt, &images[1].mask), 1e-3);
+    EXPECT_NEAR(masked.ssim, ssim(cpu_render, gt, &images[1].mask), 1e-4);
     Image<float> r;
     const ImageScore score = gpu.evaluate(cam, s, 0, &r);
-    const Image<float> gt = to_float(images[0]);
     EXPECT_NEAR(score.psnr, psnr(cpu_render, gt), 1e-3);
     EXPECT_NEAR(score.ssim, ssim(cpu_render, gt), 1e-4);
     EXPECT_EQ(r.width, 160);
@@ -270,7 +297,8 @@ TEST(CudaMemory, BudgetAndFailedAllocationsAreOutOfMemoryErrors) {
 
     CudaStep step;
     step.set_memory_budget(4 << 20);
-    const std::vector<Image<std::uint8_t>> images(3, random_u8(5, 1000, 1000));  // 9 MB
+    std::vector<TargetImage> images(3);
+    for (TargetImage& t : images) t.rgb = random_u8(5, 1000, 1000);  // 9 MB
     try {
         step.set_images(images);
         ADD_FAILURE() << "no error";

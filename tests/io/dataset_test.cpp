@@ -74,10 +74,10 @@ TEST(Dataset, ColmapSplitsExtentAndImages) {
     EXPECT_EQ(ds.points.size(), 1u);
     const auto images = load_images(ds);
     ASSERT_EQ(images.size(), 17u);
-    EXPECT_EQ(images[0].width, 64);
-    EXPECT_EQ(images[0].channels, 3);
-    EXPECT_NEAR(images[0].at(63, 0, 0), 255, 3);  // JPEG decoded right way round
-    EXPECT_NEAR(images[0].at(0, 47, 1), 255, 3);
+    EXPECT_EQ(images[0].rgb.width, 64);
+    EXPECT_EQ(images[0].rgb.channels, 3);
+    EXPECT_NEAR(images[0].rgb.at(63, 0, 0), 255, 3);  // JPEG decoded right way round
+    EXPECT_NEAR(images[0].rgb.at(0, 47, 1), 255, 3);
     EXPECT_EQ(open_dataset(dir.str()).test_count(), 0u);  // no --eval: everything trains
 }
 
@@ -139,8 +139,8 @@ TEST(Dataset, DownscaleUsesImagesNOrResizes) {
         EXPECT_DOUBLE_EQ(ds.views[0].camera.fx, 30);
         EXPECT_DOUBLE_EQ(ds.views[0].camera.cx, 16);
         const auto images = load_images(ds);
-        EXPECT_EQ(images[0].width, 32);
-        EXPECT_EQ(images[0].height, 24);
+        EXPECT_EQ(images[0].rgb.width, 32);
+        EXPECT_EQ(images[0].rgb.height, 24);
     }
 }
 
@@ -323,7 +323,7 @@ TEST(RealDatasets, Fox) {
     // colmap2nerf centres the poses on the cameras' focus, where the fox head is.
     EXPECT_LT(length(ds.focus), 0.3);
     const auto images = load_images(ds);
-    EXPECT_EQ(images[3].width, 270);
+    EXPECT_EQ(images[3].rgb.width, 270);
 }
 
 }  // namespace

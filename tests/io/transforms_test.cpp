@@ -75,9 +75,9 @@ TEST(Transforms, NerfSyntheticLayout) {
     const auto images = load_images(ds);
     // 50 % alpha over white: 0.5·200 + 0.5·255 ≈ 228; alpha 0 → the background
     ASSERT_TRUE(ds.views[0].test);  // "test/r_0.png" sorts first
-    EXPECT_EQ(images[0].data[0], 255);
-    EXPECT_EQ(images[0].data[2], 255);
-    EXPECT_NEAR(images[1].data[0], 228, 1);
+    EXPECT_EQ(images[0].rgb.data[0], 255);
+    EXPECT_EQ(images[0].rgb.data[2], 255);
+    EXPECT_NEAR(images[1].rgb.data[0], 228, 1);
     // Without --eval the test frames train too.
     EXPECT_EQ(open_dataset(dir.str()).train_count(), 4u);
 }

@@ -1,6 +1,7 @@
 #pragma once
 // An interleaved image: data[(y·width + x)·channels + c], row 0 at the top.
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace radiant {
@@ -20,6 +21,24 @@ struct Image {
     }
     const T& at(int x, int y, int c = 0) const {
         return data[(std::size_t(y) * std::size_t(width) + std::size_t(x)) * channels + c];
+    }
+};
+
+// Mask values: a pixel counts (trains and scores) where its mask is kMaskValid.
+inline constexpr std::uint8_t kMaskValid = 255, kMaskInvalid = 0;
+
+// A photo as training sees it: 8-bit RGB [H, W, 3] and, when some pixels must neither train nor score
+// (no source after undistortion, masked by the user, transparent), a mask [H, W, 1] of kMaskValid /
+// kMaskInvalid. An empty mask: every pixel counts.
+struct TargetImage {
+    Image<std::uint8_t> rgb;
+    Image<std::uint8_t> mask;
+
+    std::size_t valid_pixels() const {
+        if (mask.data.empty()) return rgb.pixels();
+        std::size_t n = 0;
+        for (std::uint8_t m : mask.data) n += m == kMaskValid;
+        return n;
     }
 };
 

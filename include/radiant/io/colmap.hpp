@@ -38,8 +38,8 @@ struct ColmapModel {
     std::vector<ColmapPoint> points;
 };
 
-// The folder holding the model: DIR/sparse/0, DIR/sparse or DIR, whichever has cameras.bin or cameras.txt.
-// Empty when none has.
+// The folder holding the model: DIR/sparse/0, DIR/sparse, DIR or DIR/distorted/sparse/0 (Inria's
+// convert.py before undistortion), the first that has cameras.bin or cameras.txt. Empty when none has.
 std::string find_colmap_model(const std::string& dir);
 
 // Reads the model in `model_dir` (binary preferred when both exist). Throws IoError naming the file.

@@ -1,8 +1,16 @@
 #pragma once
 // Undistortion of images to an ideal pinhole (for the `ewa` model), computed once per camera as a remap
-// table: for each output pixel, where to sample the distorted source. The pinhole keeps the source's
-// intrinsics and size; output pixels whose source lies outside the image are marked invalid (and black).
+// table: for each output pixel, where to sample the distorted source. Output pixels whose source lies
+// outside the photo have no source: they are marked invalid, and training neither fits nor scores them.
+//
+// Two choices of output camera (`--undistort`):
+//   mask  the source's own intrinsics and size: every pixel the photo saw is kept, the border pixels the
+//         lens did not see are masked out;
+//   crop  OpenCV's getOptimalNewCameraMatrix(K, D, size, alpha = 0), as gsplat's COLMAP parser uses: same
+//         size, focal length and principal point chosen so the largest rectangle of valid pixels fills the
+//         image (pixels outside it, seen by the lens, are dropped).
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "radiant/core/camera.hpp"
@@ -11,15 +19,29 @@
 namespace radiant {
 
 struct UndistortMap {
-    Camera pinhole;                   // the ideal camera of the output
+    Camera pinhole;                           // the ideal camera of the output
+    int source_width = 0, source_height = 0;  // the distorted photos' size
     std::vector<float> source_xy;     // [H, W, 2] continuous source pixel coordinates (centres at +0.5)
     std::vector<std::uint8_t> valid;  // [H, W]
     std::size_t invalid_pixels = 0;
 };
 
+// `pinhole` (no distortion; any intrinsics and size) sampled from photos taken by `distorted`.
+UndistortMap make_undistort_map(const Camera& distorted, const Camera& pinhole);
+// The pinhole with the distorted camera's own intrinsics and size.
 UndistortMap make_undistort_map(const Camera& distorted);
+
+// The pinhole camera of `--undistort crop`: `distorted`'s size, with fx, fy, cx, cy mapping the largest
+// rectangle inside the undistorted image border (searched along every border pixel, where OpenCV samples
+// nine points an edge) onto the image, corner pixel centres to corner pixel centres. Throws Error, naming
+// `what`, for a lens whose border cannot be undistorted to a pinhole (a fisheye of 180° or more).
+Camera crop_camera(const Camera& distorted, const std::string& what);
 
 // Bilinear resampling through the map; `image` must have the distorted camera's size.
 Image<std::uint8_t> undistort_image(const UndistortMap& map, const Image<std::uint8_t>& image);
+
+// The output's mask [H, W, 1]: kMaskValid where the source lies inside the photo and every source pixel
+// the bilinear sample reads is valid in `source_mask` (the distorted camera's size; empty: all valid).
+Image<std::uint8_t> undistort_mask(const UndistortMap& map, const Image<std::uint8_t>& source_mask);
 
 }  // namespace radiant

@@ -62,8 +62,9 @@ class Backend {
     virtual ~Backend() = default;
     virtual std::string name() const = 0;
 
-    // The training and evaluation images, 8-bit RGB [H, W, 3]; the caller keeps them alive for the run.
-    virtual void set_images(const std::vector<Image<std::uint8_t>>& images) = 0;
+    // The training and evaluation images (8-bit RGB [H, W, 3] and their masks: pixels a mask excludes never
+    // train and never score); the caller keeps them alive for the run.
+    virtual void set_images(const std::vector<TargetImage>& images) = 0;
 
     virtual void load(const TrainState& state) = 0;
     virtual TrainState save() const = 0;
@@ -73,7 +74,8 @@ class Backend {
     // Forward, loss, backward, Adam; densification statistics accumulated.
     virtual StepStats step(const StepInput& input) = 0;
     virtual Image<float> render(const Camera& camera, const RenderSettings& settings) = 0;
-    // PSNR and SSIM of a render against image `image`; the render itself when `render` is not null.
+    // PSNR and SSIM of a render against image `image`, over the pixels its mask keeps; the render itself
+    // when `render` is not null.
     virtual ViewScore evaluate(const Camera& camera, const RenderSettings& settings, std::size_t image,
                                Image<float>* render) = 0;
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "radiant/core/render_settings.hpp"
+#include "radiant/io/dataset.hpp"
 #include "radiant/train/densify.hpp"
 #include "radiant/train/schedule.hpp"
 
@@ -14,7 +15,11 @@ struct TrainConfig {
     std::string data;  // dataset folder
     std::string output = "out/train";
     long steps = 30000;
-    int downscale = 1;
+    int downscale = 0;  // 0: full size, or the longer side capped at 1600 px (DatasetOptions)
+    // `ewa` on distorted photos: mask the pixels without a source, or crop to the valid rectangle.
+    Undistort undistort = Undistort::mask;
+    std::string images, masks;  // image and mask folders (DatasetOptions); empty: the layout's own
+    AlphaUse alpha = AlphaUse::automatic;
     bool eval = false;  // hold out every test_every-th image
     int test_every = 8;
     std::string strategy = "default";  // "default" (ADC) or "mcmc"

@@ -61,11 +61,14 @@ class CudaStep {
     AdamState adam() const;
     void set_target(const Image<float>& target);  // [H, W, 3]
 
-    // Training images, uploaded once as 8-bit RGB.
-    void set_images(const std::vector<Image<std::uint8_t>>& images);
-    // Forward, loss against image args.image, backward, regularisers, statistics, Adam.
+    // Training images, uploaded once as 8-bit RGB, with their masks (one byte a pixel, only for images
+    // that have one).
+    void set_images(const std::vector<TargetImage>& images);
+    // Forward, loss against image args.image over the pixels its mask keeps, backward, regularisers,
+    // statistics, Adam.
     TrainStepResult train_step(const TrainStepArgs& args);
-    // PSNR and SSIM of a render against image `image` (and the render, when not null).
+    // PSNR and SSIM of a render against image `image` over the pixels its mask keeps (and the render,
+    // when not null).
     ImageScore evaluate(const Camera& camera, const RenderSettings& settings, std::size_t image,
                         Image<float>* render);
 

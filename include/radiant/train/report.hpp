@@ -13,8 +13,11 @@ struct ViewMetrics {
     double psnr = 0, ssim = 0;
 };
 
-// ground truth | render | error heat-map (mean absolute error, 0 → black, ≥ 0.25 → white-hot).
-Image<std::uint8_t> comparison_image(const Image<float>& truth, const Image<float>& render);
+// ground truth | render | error heat-map (mean absolute error, 0 → black, ≥ 0.25 → white-hot). Pixels a
+// mask excludes (they neither train nor score) are drawn as a blue-gray checkerboard in the ground truth
+// and the heat-map.
+Image<std::uint8_t> comparison_image(const Image<float>& truth, const Image<float>& render,
+                                     const Image<std::uint8_t>* mask = nullptr);
 
 struct ReportData {
     std::string title;

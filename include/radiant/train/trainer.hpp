@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include "radiant/core/image.hpp"
 #include "radiant/train/config.hpp"
 #include "radiant/train/report.hpp"
 
@@ -23,6 +24,9 @@ struct TrainResult {
 class Backend;
 
 struct TrainHooks {
+    // Called once with the loaded images before training: tests change them (drop the masks, say) to
+    // show what they matter.
+    std::function<void(std::vector<TargetImage>& images)> on_images;
     // Called before every step with the backend about to run it: tests inject faults through it.
     std::function<void(long step, Backend& backend)> before_step;
     // Called after every step; returning false stops the run as Ctrl-C does (checkpoint, no final outputs).

@@ -141,51 +141,78 @@ SceneGrads CudaStep::gradients(const Camera& camera, const RenderSettings& setti
     return g;
 }
 
-void CudaStep::set_images(const std::vector<Image<std::uint8_t>>& images) {
+void CudaStep::set_images(const std::vector<TargetImage>& images) {
     Impl& d = *impl_;
-    std::size_t total = 0;
+    std::size_t total = 0, mask_total = 0;
     d.image_offsets.clear();
+    d.mask_offsets.clear();
     d.image_widths.clear();
     d.image_heights.clear();
-    for (const Image<std::uint8_t>& im : images) {
-        RADIANT_CHECK(im.channels == 3, "CUDA step: training images must be RGB");
+    d.valid_pixels.clear();
+    for (const TargetImage& im : images) {
+        RADIANT_CHECK(im.rgb.channels == 3, "CUDA step: training images must be RGB");
+        const bool masked = !im.mask.data.empty();
+        RADIANT_CHECK(!masked || (im.mask.width == im.rgb.width && im.mask.height == im.rgb.height &&
+                                  im.mask.channels == 1),
+                      "CUDA step: a mask must be [H, W, 1] like its image");
         d.image_offsets.push_back(total);
-        d.image_widths.push_back(im.width);
-        d.image_heights.push_back(im.height);
-        total += im.data.size();
+        d.mask_offsets.push_back(masked ? mask_total : Impl::kNoMask);
+        d.image_widths.push_back(im.rgb.width);
+        d.image_heights.push_back(im.rgb.height);
+        d.valid_pixels.push_back(im.valid_pixels());
+        total += im.rgb.data.size();
+        mask_total += im.mask.data.size();
     }
     // The images stay for the whole run; more than half the budget would leave the Gaussians too little.
-    if (const std::size_t budget = d.counter.budget; budget && total > budget / 2) {
+    if (const std::size_t budget = d.counter.budget; budget && total + mask_total > budget / 2) {
+        const std::size_t all = total + mask_total;
         int k = 2;
-        while (k < 16 && total / std::size_t(k * k) > budget / 2) k *= 2;
+        while (k < 16 && all / std::size_t(k * k) > budget / 2) k *= 2;
         throw OutOfMemory(fmt::format(
-            "the {} images need {} on the GPU (8-bit RGB), more than half of the {} device-memory budget "
-            "(the rest is for the Gaussians): train with --downscale {} ({} needed), raise --memory-budget "
-            "if the GPU has room, or use --backend cpu",
-            images.size(), format_bytes(total), format_bytes(budget), k,
-            format_bytes(total / std::size_t(k * k))));
+            "the {} images need {} on the GPU (8-bit RGB and masks), more than half of the {} device-memory "
+            "budget (the rest is for the Gaussians): train with --downscale {} ({} needed), raise "
+            "--memory-budget if the GPU has room, or use --backend cpu",
+            images.size(), format_bytes(all), format_bytes(budget), k,
+            format_bytes(all / std::size_t(k * k))));
     }
     d.images.resize_discard(total);
-    for (std::size_t i = 0; i < images.size(); ++i)
-        if (!images[i].data.empty())
-            RADIANT_CUDA_CHECK(cudaMemcpyAsync(d.images.data() + d.image_offsets[i], images[i].data.data(),
-                                               images[i].data.size(), cudaMemcpyHostToDevice, d.stream));
+    d.masks.resize_discard(mask_total);
+    for (std::size_t i = 0; i < images.size(); ++i) {
+        const TargetImage& im = images[i];
+        if (!im.rgb.data.empty())
+            RADIANT_CUDA_CHECK(cudaMemcpyAsync(d.images.data() + d.image_offsets[i], im.rgb.data.data(),
+                                               im.rgb.data.size(), cudaMemcpyHostToDevice, d.stream));
+        if (!im.mask.data.empty())
+            RADIANT_CUDA_CHECK(cudaMemcpyAsync(d.masks.data() + d.mask_offsets[i], im.mask.data.data(),
+                                               im.mask.data.size(), cudaMemcpyHostToDevice, d.stream));
+    }
     RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
 }
 
 namespace {
 
-const std::uint8_t* device_image(CudaStep::Impl& d, std::size_t i, const Camera& camera) {
+// An uploaded image as the loss reads it: its pixels, its mask (null when every pixel counts) and the
+// number of values (3 × counted pixels) the sums are over.
+struct DeviceTarget {
+    const std::uint8_t* rgb;
+    const std::uint8_t* mask;
+    double counted;
+};
+
+DeviceTarget device_image(CudaStep::Impl& d, std::size_t i, const Camera& camera) {
     RADIANT_CHECK(i < d.image_offsets.size(),
                   fmt::format("CUDA step: no training image {} ({} uploaded)", i, d.image_offsets.size()));
     RADIANT_CHECK(camera.width == d.image_widths[i] && camera.height == d.image_heights[i],
                   fmt::format("CUDA step: camera is {}x{}, image {} is {}x{}", camera.width, camera.height, i,
                               d.image_widths[i], d.image_heights[i]));
-    return d.images.data() + d.image_offsets[i];
+    RADIANT_CHECK(d.valid_pixels[i] > 0, fmt::format("CUDA step: image {} has no pixel that counts", i));
+    const std::uint8_t* mask =
+        d.mask_offsets[i] == CudaStep::Impl::kNoMask ? nullptr : d.masks.data() + d.mask_offsets[i];
+    return {d.images.data() + d.image_offsets[i], mask, 3.0 * double(d.valid_pixels[i])};
 }
 
 // Runs the photometric pass against an uploaded image; sums land in d.sums (zeroed here).
-void photometric(CudaStep::Impl& d, const Camera& camera, const float* render, const std::uint8_t* target,
+void photometric(CudaStep::Impl& d, const Camera& camera, const float* render, const DeviceTarget& target,
                  float lambda, float* v_render) {
     const std::size_t values = std::size_t(camera.width) * std::size_t(camera.height) * 3;
     d.planes.resize_discard(10 * values);
@@ -193,7 +220,9 @@ void photometric(CudaStep::Impl& d, const Camera& camera, const float* render, c
     a.width = camera.width;
     a.height = camera.height;
     a.render = render;
-    a.target = target;
+    a.target = target.rgb;
+    a.mask = target.mask;
+    a.counted = target.counted;
     a.lambda = lambda;
     a.v_render = v_render;
     a.planes = d.planes.data();
@@ -214,7 +243,7 @@ void read_sums(CudaStep::Impl& d) {
 TrainStepResult CudaStep::train_step(const TrainStepArgs& in) {
     Impl& d = *impl_;
     const Camera& camera = *in.camera;
-    const std::uint8_t* target = device_image(d, in.image, camera);
+    const DeviceTarget target = device_image(d, in.image, camera);
     TrainStepResult out;
     out.tile_pairs = d.pairs = d.raster.forward(d.view(), camera, in.settings, d.stream);
 
@@ -232,9 +261,9 @@ TrainStepResult CudaStep::train_step(const TrainStepArgs& in) {
     read_sums(d);
 
     const double* sum = d.pinned_sums;
-    out.l1 = sum[kSumAbs] / double(values);
-    out.mse = sum[kSumSq] / double(values);
-    out.ssim = in.lambda_ssim > 0 ? sum[kSumSsim] / double(values) : 1.0;
+    out.l1 = sum[kSumAbs] / target.counted;
+    out.mse = sum[kSumSq] / target.counted;
+    out.ssim = in.lambda_ssim > 0 ? sum[kSumSsim] / target.counted : 1.0;
     out.loss = (1 - in.lambda_ssim) * out.l1 + in.lambda_ssim * (1 - out.ssim);
     if (d.n) {
         out.loss += in.opacity_reg * sum[kSumOpacity] / double(d.n);
@@ -250,16 +279,15 @@ TrainStepResult CudaStep::train_step(const TrainStepArgs& in) {
 ImageScore CudaStep::evaluate(const Camera& camera, const RenderSettings& settings, std::size_t image,
                               Image<float>* render) {
     Impl& d = *impl_;
-    const std::uint8_t* target = device_image(d, image, camera);
+    const DeviceTarget target = device_image(d, image, camera);
     d.pairs = d.raster.forward(d.view(), camera, settings, d.stream);
     d.sums.zero(d.stream);
     photometric(d, camera, d.raster.rgb(), target, 1.f, nullptr);
     read_sums(d);
-    const double values = double(camera.width) * double(camera.height) * 3;
-    const double mse = d.pinned_sums[kSumSq] / values;
+    const double mse = d.pinned_sums[kSumSq] / target.counted;
     ImageScore s;
     s.psnr = mse > 0 ? 10 * std::log10(1.0 / mse) : 100.0;
-    s.ssim = d.pinned_sums[kSumSsim] / values;
+    s.ssim = d.pinned_sums[kSumSsim] / target.counted;
     if (render) *render = d.raster.download_rgb(d.stream);
     return s;
 }
@@ -270,18 +298,17 @@ TrainStepResult CudaStep::photometric_loss(const Image<float>& render, std::size
     Camera camera;
     camera.width = render.width;
     camera.height = render.height;
-    const std::uint8_t* target = device_image(d, image, camera);
+    const DeviceTarget target = device_image(d, image, camera);
     DeviceBuffer<float> r(&d.counter);
     r.upload(render.data, d.stream);
     d.v_rgb.resize_discard(render.data.size());
     d.sums.zero(d.stream);
     photometric(d, camera, r.data(), target, float(lambda), d.v_rgb.data());
     read_sums(d);
-    const double values = double(render.data.size());
     TrainStepResult out;
-    out.l1 = d.pinned_sums[kSumAbs] / values;
-    out.mse = d.pinned_sums[kSumSq] / values;
-    out.ssim = lambda > 0 ? d.pinned_sums[kSumSsim] / values : 1.0;
+    out.l1 = d.pinned_sums[kSumAbs] / target.counted;
+    out.mse = d.pinned_sums[kSumSq] / target.counted;
+    out.ssim = lambda > 0 ? d.pinned_sums[kSumSsim] / target.counted : 1.0;
     out.loss = (1 - lambda) * out.l1 + lambda * (1 - out.ssim);
     if (v_render) {
         *v_render = Image<float>(render.width, render.height, 3);

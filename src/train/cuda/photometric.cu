@@ -1,7 +1,9 @@
 // Fused L1 + SSIM loss and its gradient on the GPU: the CPU reference's separable formulation
-// (train/loss.cpp) as four passes over element planes, one thread per pixel channel.
+// (train/loss.cpp) as four passes over element planes, one thread per pixel channel. Masked pixels read the
+// target in place of the render and contribute to no sum and no gradient, as in the reference.
 #include <cmath>
 
+#include "radiant/core/image.hpp"
 #include "radiant/render/cuda/cuda_check.hpp"
 #include "stages.hpp"
 
@@ -43,6 +45,16 @@ __device__ __forceinline__ float target_value(const std::uint8_t* t, std::size_t
     return float(t[e]) * (1.f / 255.f);
 }
 
+// Whether element e (pixel e / 3) counts.
+__device__ __forceinline__ bool counts(const std::uint8_t* mask, std::size_t e) {
+    return !mask || mask[e / 3] == kMaskValid;
+}
+
+// The render's value where the pixel counts, the target's where it does not.
+__device__ __forceinline__ float render_value(const PhotometricArgs& a, std::size_t e) {
+    return counts(a.mask, e) ? a.render[e] : target_value(a.target, e);
+}
+
 // Blur of the five planes at `base` along one axis (step: 3 for x, 3·W for y), zero padding; pos/size is
 // the element's coordinate on that axis.
 __device__ __forceinline__ void blur_planes(const float* base, std::size_t plane, std::size_t e, int pos,
@@ -69,7 +81,7 @@ __global__ void stats_h_kernel(PhotometricArgs a, Shape sh) {
         const int xx = x + k;
         if (xx < 0 || xx >= sh.width) continue;
         const std::size_t j = std::size_t(std::ptrdiff_t(e) + 3 * k);
-        const float w = c_window[k + kRadius], r = a.render[j], t = target_value(a.target, j);
+        const float w = c_window[k + kRadius], r = render_value(a, j), t = target_value(a.target, j);
         acc[0] += w * r;
         acc[1] += w * t;
         acc[2] += w * r * r;
@@ -85,7 +97,7 @@ __global__ void stats_h_kernel(PhotometricArgs a, Shape sh) {
 __global__ void ssim_map_kernel(PhotometricArgs a, Shape sh, bool with_ssim) {
     const std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     float v[3] = {0.f, 0.f, 0.f};
-    if (e < sh.n) {
+    if (e < sh.n && counts(a.mask, e)) {
         const float d = a.render[e] - target_value(a.target, e);
         v[0] = fabsf(d);
         v[1] = d * d;
@@ -100,7 +112,7 @@ __global__ void ssim_map_kernel(PhotometricArgs a, Shape sh, bool with_ssim) {
             const float s = a1 * a2 / (b1 * b2);
             v[2] = s;
             if (a.v_render) {
-                const float scale = -a.lambda / float(sh.n);
+                const float scale = -a.lambda / float(a.counted);
                 const float d_mu = scale * (2.f * my * a2 / (b1 * b2) - s * 2.f * mx / b1);
                 const float d_var = scale * (-s / b2);
                 const float d_cov = scale * (2.f * a1 / (b1 * b2));
@@ -112,6 +124,11 @@ __global__ void ssim_map_kernel(PhotometricArgs a, Shape sh, bool with_ssim) {
                 q[4 * sh.n + e] = d_cov * my;
             }
         }
+    } else if (e < sh.n && a.v_render && with_ssim) {
+        // Not counted: no term in the SSIM mean, so nothing to spread to the window's pixels.
+        float* q = a.planes + kPlanes * sh.n;
+        RADIANT_UNROLL
+        for (int p = 0; p < kPlanes; ++p) q[std::size_t(p) * sh.n + e] = 0.f;
     }
     const int slots[3] = {kSumAbs, kSumSq, kSumSsim};
     block_add<3>(v, a.sums, slots);
@@ -133,8 +150,12 @@ __global__ void grad_h_kernel(PhotometricArgs a, Shape sh) {
 __global__ void grad_v_kernel(PhotometricArgs a, Shape sh, bool with_ssim) {
     const std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (e >= sh.n) return;
+    if (!counts(a.mask, e)) {
+        a.v_render[e] = 0.f;
+        return;
+    }
     const float r = a.render[e], t = target_value(a.target, e), d = r - t;
-    float g = (1.f - a.lambda) * (d > 0.f ? 1.f : (d < 0.f ? -1.f : 0.f)) / float(sh.n);
+    float g = (1.f - a.lambda) * (d > 0.f ? 1.f : (d < 0.f ? -1.f : 0.f)) / float(a.counted);
     if (with_ssim) {
         const int y = int(e / (3 * std::size_t(sh.width)));
         float acc[kPlanes];

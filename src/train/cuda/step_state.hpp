@@ -83,10 +83,12 @@ struct CudaStep::Impl {
     StageTimer timer;
     DeviceArrays params, grads, m, v;
     DeviceArrays next_params, next_m, next_v;  // densification writes here, then swaps
-    // training images, 8-bit, back to back
-    DeviceBuffer<std::uint8_t> images{&counter};
-    std::vector<std::size_t> image_offsets;
+    // training images, 8-bit, back to back; masks likewise, for the images that have one
+    DeviceBuffer<std::uint8_t> images{&counter}, masks{&counter};
+    std::vector<std::size_t> image_offsets, mask_offsets;  // mask_offsets: kNoMask when every pixel counts
     std::vector<int> image_widths, image_heights;
+    std::vector<std::size_t> valid_pixels;
+    static constexpr std::size_t kNoMask = ~std::size_t(0);
     // densification statistics
     DeviceBuffer<float> grad_accum{&counter}, max_radii{&counter};
     DeviceBuffer<std::int32_t> denom{&counter};

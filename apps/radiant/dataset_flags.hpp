@@ -1,0 +1,21 @@
+#pragma once
+// The flags that say how a dataset is read, shared by `radiant train` and `radiant info`.
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "radiant/io/dataset.hpp"
+
+namespace radiant::app {
+
+struct DatasetFlags {
+    int* downscale;
+    Undistort* undistort;
+    std::string* images;
+    std::string* masks;
+    AlphaUse* alpha;
+};
+
+// Adds --downscale, --undistort, --images, --masks and --alpha, writing into `f`'s targets.
+void add_dataset_flags(CLI::App* cmd, const DatasetFlags& f);
+
+}  // namespace radiant::app
