@@ -76,15 +76,17 @@ Camera crop_camera(const Camera& distorted, const std::string& what) {
                 what, to_string(distorted.model), u, v));
         return p;
     };
-    // The inscribed rectangle: the innermost point of each edge bounds it.
+    // The inscribed rectangle: the innermost point of each edge bounds it. Sampled as OpenCV's
+    // getUndistortRectangles does, so the camera is the one gsplat trains with: nine points an edge from
+    // the first pixel centre to one pixel past the last (x = k·W/8 in OpenCV's integer-centre pixels).
+    constexpr int kSamples = 9;
     double x0 = -1e300, x1 = 1e300, y0 = -1e300, y1 = 1e300;
-    for (int j = 0; j < h; ++j) {
-        x0 = std::max(x0, inward(0.5, j + 0.5).x);
-        x1 = std::min(x1, inward(w - 0.5, j + 0.5).x);
-    }
-    for (int i = 0; i < w; ++i) {
-        y0 = std::max(y0, inward(i + 0.5, 0.5).y);
-        y1 = std::min(y1, inward(i + 0.5, h - 0.5).y);
+    for (int k = 0; k < kSamples; ++k) {
+        const double u = 0.5 + k * double(w) / (kSamples - 1), v = 0.5 + k * double(h) / (kSamples - 1);
+        x0 = std::max(x0, inward(0.5, v).x);
+        x1 = std::min(x1, inward(w + 0.5, v).x);
+        y0 = std::max(y0, inward(u, 0.5).y);
+        y1 = std::min(y1, inward(u, h + 0.5).y);
     }
     if (!(x1 > x0 && y1 > y0) || w < 2 || h < 2)
         throw Error(fmt::format("{}: the undistorted image border encloses no rectangle", what));

@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
+
+#include "radiant/core/error.hpp"
 
 namespace radiant {
 namespace {
@@ -16,8 +19,9 @@ Image<double> random_image(std::uint32_t seed, int w, int h, double lo = 0, doub
     return img;
 }
 
-// SSIM written directly from its definition (2D window sums, zero padding), not separable.
-double naive_ssim(const Image<double>& a, const Image<double>& b) {
+// SSIM written directly from its definition (2D window sums, zero padding), not separable; with a mask,
+// the map averaged over the pixels it keeps.
+double naive_ssim(const Image<double>& a, const Image<double>& b, const Image<std::uint8_t>* mask = nullptr) {
     double g[11], gs = 0;
     for (int i = 0; i < 11; ++i) gs += g[i] = std::exp(-(i - 5) * (i - 5) / (2 * 1.5 * 1.5));
     for (double& v : g) v /= gs;
@@ -25,6 +29,7 @@ double naive_ssim(const Image<double>& a, const Image<double>& b) {
     for (int c = 0; c < 3; ++c)
         for (int y = 0; y < a.height; ++y)
             for (int x = 0; x < a.width; ++x) {
+                if (mask && mask->at(x, y) != kMaskValid) continue;
                 double mx = 0, my = 0, xx = 0, yy = 0, xy = 0;
                 for (int dy = -5; dy <= 5; ++dy)
                     for (int dx = -5; dx <= 5; ++dx) {
@@ -37,7 +42,9 @@ double naive_ssim(const Image<double>& a, const Image<double>& b) {
                 sum += (2 * mx * my + kSsimC1) * (2 * cv + kSsimC2) /
                        ((mx * mx + my * my + kSsimC1) * (vx + vy + kSsimC2));
             }
-    return sum / double(a.data.size());
+    std::size_t pixels = a.pixels();
+    if (mask) pixels = std::size_t(std::count(mask->data.begin(), mask->data.end(), kMaskValid));
+    return sum / (3.0 * double(pixels));
 }
 
 TEST(Loss, SsimMatchesTheDefinitionAndKnownPairs) {
@@ -90,6 +97,90 @@ TEST(Loss, CombinesL1AndSsimWithLambda) {
     l1 /= double(a.data.size());
     EXPECT_NEAR(v.l1, l1, 1e-12);
     EXPECT_NEAR(v.total, 0.8 * l1 + 0.2 * (1 - ssim(a, b)), 1e-12);
+}
+
+// A mask excluding a disc and a border strip, as undistortion borders and user masks do.
+Image<std::uint8_t> test_mask(int w, int h) {
+    Image<std::uint8_t> m(w, h, 1, kMaskValid);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const double dx = x - 0.6 * w, dy = y - 0.4 * h;
+            if (dx * dx + dy * dy < 0.04 * w * h || x < 2 || y >= h - 1) m.at(x, y) = kMaskInvalid;
+        }
+    return m;
+}
+
+// Issue 18: pixels a mask excludes neither train nor score.
+TEST(Loss, MaskedPixelsGetExactlyZeroGradientAndNoScore) {
+    const int w = 23, h = 19;
+    const Image<double> target = random_image(11, w, h);
+    Image<double> render = random_image(12, w, h);
+    const Image<std::uint8_t> mask = test_mask(w, h);
+    std::size_t valid = 0;
+    for (std::uint8_t m : mask.data) valid += m == kMaskValid;
+    ASSERT_GT(valid, std::size_t(w * h / 2));
+    ASSERT_LT(valid, std::size_t(w * h));
+    for (double lambda : {0.0, 0.2, 1.0}) {
+        Image<double> grad;
+        const LossValue v = photometric_loss(render, target, lambda, &grad, &mask);
+        for (std::size_t p = 0; p < mask.data.size(); ++p) {
+            if (mask.data[p] == kMaskValid) continue;
+            for (int c = 0; c < 3; ++c) ASSERT_EQ(grad.data[3 * p + std::size_t(c)], 0.0) << p;
+        }
+        // Whatever the render draws at excluded pixels changes nothing.
+        Image<double> other = render;
+        for (std::size_t p = 0; p < mask.data.size(); ++p)
+            if (mask.data[p] != kMaskValid)
+                for (int c = 0; c < 3; ++c)
+                    other.data[3 * p + std::size_t(c)] = 1 - other.data[3 * p + std::size_t(c)];
+        const LossValue o = photometric_loss<double>(other, target, lambda, nullptr, &mask);
+        EXPECT_EQ(o.total, v.total);
+        // L1 is the mean over counted values.
+        double l1 = 0;
+        for (std::size_t i = 0; i < render.data.size(); ++i)
+            if (mask.data[i / 3] == kMaskValid) l1 += std::abs(render.data[i] - target.data[i]);
+        EXPECT_NEAR(v.l1, l1 / (3.0 * double(valid)), 1e-12);
+        // The gradient at counted pixels is the masked loss's, by central differences.
+        std::mt19937 rng(13);
+        double num = 0, den = 0;
+        for (int k = 0; k < 80; ++k) {
+            const std::size_t i = rng() % render.data.size();
+            if (mask.data[i / 3] != kMaskValid) continue;
+            const double step = 1e-6, keep = render.data[i];
+            render.data[i] = keep + step;
+            const double lp = photometric_loss<double>(render, target, lambda, nullptr, &mask).total;
+            render.data[i] = keep - step;
+            const double lm = photometric_loss<double>(render, target, lambda, nullptr, &mask).total;
+            render.data[i] = keep;
+            const double fd = (lp - lm) / (2 * step);
+            num += (grad.data[i] - fd) * (grad.data[i] - fd);
+            den += fd * fd;
+        }
+        EXPECT_LT(std::sqrt(num / den), 1e-6) << "lambda " << lambda;
+    }
+    // SSIM: the definition's map on the render with excluded pixels set to the target, averaged over the
+    // counted pixels.
+    Image<double> composite = render;
+    for (std::size_t p = 0; p < mask.data.size(); ++p)
+        if (mask.data[p] != kMaskValid)
+            for (int c = 0; c < 3; ++c)
+                composite.data[3 * p + std::size_t(c)] = target.data[3 * p + std::size_t(c)];
+    EXPECT_NEAR(ssim(render, target, &mask), naive_ssim(composite, target, &mask), 1e-12);
+    // PSNR over counted pixels only.
+    Image<float> rf(w, h, 3), tf(w, h, 3);
+    for (std::size_t i = 0; i < rf.data.size(); ++i) {
+        tf.data[i] = float(target.data[i]);
+        rf.data[i] = mask.data[i / 3] == kMaskValid ? float(target.data[i]) + 0.1f : 0.f;
+    }
+    EXPECT_NEAR(psnr(rf, tf, &mask), 20.0, 1e-3);
+    EXPECT_LT(psnr(rf, tf), 19.0);
+    // An all-valid mask is no mask; a mask that excludes everything is an error.
+    const Image<std::uint8_t> full(w, h, 1, kMaskValid), none(w, h, 1, kMaskInvalid);
+    EXPECT_EQ(photometric_loss<double>(render, target, 0.2, nullptr, &full).total,
+              photometric_loss<double>(render, target, 0.2, nullptr).total);
+    EXPECT_THROW(photometric_loss<double>(render, target, 0.2, nullptr, &none), Error);
+    const Image<std::uint8_t> wrong(w + 1, h, 1, kMaskValid);
+    EXPECT_THROW(photometric_loss<double>(render, target, 0.2, nullptr, &wrong), Error);
 }
 
 }  // namespace

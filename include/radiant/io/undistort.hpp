@@ -32,8 +32,9 @@ UndistortMap make_undistort_map(const Camera& distorted, const Camera& pinhole);
 UndistortMap make_undistort_map(const Camera& distorted);
 
 // The pinhole camera of `--undistort crop`: `distorted`'s size, with fx, fy, cx, cy mapping the largest
-// rectangle inside the undistorted image border (searched along every border pixel, where OpenCV samples
-// nine points an edge) onto the image, corner pixel centres to corner pixel centres. Throws Error, naming
+// rectangle inside the undistorted image border onto the image, corner pixel centres to corner pixel
+// centres. The border is sampled at nine points an edge as OpenCV does, so the rectangle may clip a
+// sliver of pixels without a source between samples: those stay masked (as in `mask`). Throws Error, naming
 // `what`, for a lens whose border cannot be undistorted to a pinhole (a fisheye of 180° or more).
 Camera crop_camera(const Camera& distorted, const std::string& what);
 
