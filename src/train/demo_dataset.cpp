@@ -10,6 +10,8 @@
 #include <optional>
 #include <random>
 
+#include "radiant/core/distortion.hpp"
+#include "radiant/core/error.hpp"
 #include "radiant/core/vec.hpp"
 #include "radiant/io/file.hpp"
 #include "radiant/io/image_io.hpp"
@@ -141,14 +143,14 @@ void write_demo_dataset(const std::string& dir, const DemoDatasetOptions& o) {
     namespace fs = std::filesystem;
     fs::create_directories(fs::path(dir) / "train");
     fs::create_directories(fs::path(dir) / "test");
-    const double fov_x = 40.0 * kPi / 180.0, radius = 3.4;
+    const double fov_x = o.fov_x_deg * kPi / 180.0, radius = 3.4;
     const V target{0, 0.35, 0};
     std::mt19937 rng(o.seed);
     std::uniform_real_distribution<double> u(0, 1);
     auto make_views = [&](int n, const char* split, double phase) {
         std::vector<View> views;
         for (int i = 0; i < n; ++i) {
-            const double az = 2 * kPi * (i + phase) / n;
+            const double az = o.arc_deg * kPi / 180.0 * (i + phase) / n;
             const double el = (15.0 + 40.0 * ((i * 7 % n) + 0.5) / n) * kPi / 180.0;
             const V eye =
                 target + radius * V{std::cos(el) * std::cos(az), std::sin(el), std::cos(el) * std::sin(az)};
@@ -158,9 +160,19 @@ void write_demo_dataset(const std::string& dir, const DemoDatasetOptions& o) {
     };
     const auto train = make_views(o.train_views, "train", 0.0), test = make_views(o.test_views, "test", 0.37);
     const double f = 0.5 * o.width / std::tan(0.5 * fov_x);
+    RADIANT_CHECK(o.distortion.empty() || o.distortion.size() == 4, "demo lens: k1 k2 p1 p2");
+    Distortion<double> lens;
+    if (!o.distortion.empty()) {
+        lens.model = CameraModel::opencv;
+        for (int i = 0; i < 4; ++i) lens.k[i] = o.distortion[std::size_t(i)];
+    }
     auto render_split = [&](const std::vector<View>& views, const char* json_name) {
         nlohmann::json doc;
         doc["camera_angle_x"] = fov_x;
+        if (!o.distortion.empty()) {
+            const char* keys[] = {"k1", "k2", "p1", "p2"};
+            for (int i = 0; i < 4; ++i) doc[keys[i]] = o.distortion[std::size_t(i)];
+        }
         doc["frames"] = nlohmann::json::array();
         for (const View& v : views) {
             const nlohmann::json m = c2w_json(v.eye, target);
@@ -173,8 +185,10 @@ void write_demo_dataset(const std::string& dir, const DemoDatasetOptions& o) {
                     V c{};
                     for (int s = 0; s < 4; ++s) {  // 2×2 supersampling
                         const double px = x + 0.25 + 0.5 * (s & 1), py = y + 0.25 + 0.5 * (s >> 1);
-                        const double cx = (px - 0.5 * o.width) / f, cy = (py - 0.5 * o.height) / f;
-                        c += 0.25 * radiance(v.eye, normalize(cx * right - cy * up - back));
+                        Vec2<double> p;  // the ray's ideal (undistorted) image-plane point
+                        const bool ok =
+                            undistort(lens, Vec2<double>{(px - 0.5 * o.width) / f, (py - 0.5 * o.height) / f}, p);
+                        c += 0.25 * (ok ? radiance(v.eye, normalize(p.x * right - p.y * up - back)) : V{});
                     }
                     for (int k = 0; k < 3; ++k)
                         img.at(x, y, k) = std::uint8_t(std::lround(std::clamp(c[k], 0.0, 1.0) * 255));

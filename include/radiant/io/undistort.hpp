@@ -38,11 +38,11 @@ UndistortMap make_undistort_map(const Camera& distorted);
 // `what`, for a lens whose border cannot be undistorted to a pinhole (a fisheye of 180° or more).
 Camera crop_camera(const Camera& distorted, const std::string& what);
 
-// Bilinear resampling through the map; `image` must have the distorted camera's size.
+// Bicubic resampling (Keys, a = −0.5) through the map; `image` must have the distorted camera's size.
 Image<std::uint8_t> undistort_image(const UndistortMap& map, const Image<std::uint8_t>& image);
 
 // The output's mask [H, W, 1]: kMaskValid where the source lies inside the photo and every source pixel
-// the bilinear sample reads is valid in `source_mask` (the distorted camera's size; empty: all valid).
+// the bicubic sample reads (with non-zero weight) is valid in `source_mask` (the distorted camera's size; empty: all valid).
 Image<std::uint8_t> undistort_mask(const UndistortMap& map, const Image<std::uint8_t>& source_mask);
 
 }  // namespace radiant
