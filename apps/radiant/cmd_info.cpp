@@ -19,8 +19,8 @@ void add_info_command(CLI::App& app) {
     auto path = std::make_shared<std::string>();
     auto options = std::make_shared<DatasetOptions>();
     cmd->add_option("path", *path, "a 3DGS .ply file or a dataset folder")->required();
-    add_dataset_flags(
-        cmd, {&options->downscale, &options->undistort, &options->images, &options->masks, &options->alpha});
+    add_dataset_flags(cmd, {&options->downscale, &options->undistort, &options->resample, &options->images,
+                            &options->masks, &options->alpha});
     auto ray = std::make_shared<bool>(false);
     cmd->add_flag("--ray", *ray, "dataset: as --shading ray trains it (no undistortion)");
     cmd->add_flag("--eval", options->eval, "dataset: hold out every --test-every-th image");

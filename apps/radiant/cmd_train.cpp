@@ -26,7 +26,7 @@ void add_train_command(CLI::App& app) {
     cmd->add_option("--config", a->config_file, "JSON file with the same keys as OUT/config.json; flags win");
     cmd->add_option("--resume", a->resume, "continue the run in this output folder from its last checkpoint");
     cmd->add_option("--steps", c.steps, "training steps")->capture_default_str();
-    add_dataset_flags(cmd, {&c.downscale, &c.undistort, &c.images, &c.masks, &c.alpha});
+    add_dataset_flags(cmd, {&c.downscale, &c.undistort, &c.resample, &c.images, &c.masks, &c.alpha});
     cmd->add_flag("--eval", c.eval, "hold out every --test-every-th image for testing");
     cmd->add_option("--test-every", c.test_every, "test split period")->capture_default_str();
     cmd->add_option("--strategy", c.strategy, "densification: default (ADC) or mcmc")
@@ -86,6 +86,7 @@ void add_train_command(CLI::App& app) {
             if (given("--steps")) c.steps = flags.steps;
             if (given("--downscale")) c.downscale = flags.downscale;
             if (given("--undistort")) c.undistort = flags.undistort;
+            if (given("--resample")) c.resample = flags.resample;
             if (given("--images")) c.images = flags.images;
             if (given("--masks")) c.masks = flags.masks;
             if (given("--alpha")) c.alpha = flags.alpha;
@@ -112,14 +113,22 @@ void add_train_command(CLI::App& app) {
     });
 
     auto e = std::make_shared<std::array<std::string, 3>>();
+    auto eval_undistort = std::make_shared<Undistort>(Undistort::none);
     auto* ev =
         app.add_subcommand("eval", "Re-evaluate a trained model (OUT/scene.ply) on its dataset's test views");
     ev->add_option("--model", (*e)[0], "training output folder")->required();
     ev->add_option("--data", (*e)[1], "dataset folder (default: the one it was trained on)");
     (*e)[2] = "auto";
     ev->add_option("--backend", (*e)[2], "auto, cpu or cuda")->capture_default_str();
-    ev->callback([e] {
-        const TrainResult r = evaluate_model((*e)[0], (*e)[1], (*e)[2]);
+    ev->add_option("--undistort", *eval_undistort,
+                   "score an ewa model on the views of this undistortion (default: the run's own), e.g. a "
+                   "mask-trained model on crop's pixels")
+        ->transform(CLI::CheckedTransformer(
+            std::map<std::string, Undistort>{{"mask", Undistort::mask}, {"crop", Undistort::crop}}));
+    ev->callback([e, eval_undistort, ev] {
+        const std::optional<Undistort> u =
+            ev->count("--undistort") ? std::optional<Undistort>(*eval_undistort) : std::nullopt;
+        const TrainResult r = evaluate_model((*e)[0], (*e)[1], (*e)[2], u);
         for (const ViewMetrics& v : r.views)
             std::printf("%-32s PSNR %6.2f dB  SSIM %.4f\n", v.name.c_str(), v.psnr, v.ssim);
         std::printf("mean (%zu views)                 PSNR %6.2f dB  SSIM %.4f  (%zu Gaussians)\n",

@@ -19,6 +19,14 @@ void add_dataset_flags(CLI::App* cmd, const DatasetFlags& f) {
         ->transform(CLI::CheckedTransformer(
             std::map<std::string, Undistort>{{"mask", Undistort::mask}, {"crop", Undistort::crop}}))
         ->capture_default_str();
+    cmd->add_option(
+           "--resample", *f.resample,
+           "how undistortion samples the photos: bilinear (as OpenCV, COLMAP and gsplat: PSNR compares "
+           "with theirs) or bicubic (sharper targets: models closer to the truth, lower PSNR against "
+           "those sharper targets)")
+        ->transform(CLI::CheckedTransformer(std::map<std::string, Resample>{{"bilinear", Resample::bilinear},
+                                                                            {"bicubic", Resample::bicubic}}))
+        ->capture_default_str();
     cmd->add_option("--images", *f.images,
                     "image folder, relative to the dataset or absolute (default: images/, or input/ beside "
                     "Inria's distorted/sparse/0)");

@@ -10,12 +10,13 @@ namespace radiant::app {
 struct DatasetFlags {
     int* downscale;
     Undistort* undistort;
+    Resample* resample;
     std::string* images;
     std::string* masks;
     AlphaUse* alpha;
 };
 
-// Adds --downscale, --undistort, --images, --masks and --alpha, writing into `f`'s targets.
+// Adds --downscale, --undistort, --resample, --images, --masks and --alpha, writing into `f`'s targets.
 void add_dataset_flags(CLI::App* cmd, const DatasetFlags& f);
 
 }  // namespace radiant::app

@@ -121,8 +121,8 @@ TargetImage load_view(const Dataset& ds, const DatasetView& v, UndistortMaps& ma
     }
     if (undistorts(ds, v)) {
         const std::shared_ptr<const UndistortMap> map = maps.acquire(v);
-        t.rgb = undistort_image(*map, t.rgb);
-        t.mask = undistort_mask(*map, t.mask);
+        t.rgb = undistort_image(*map, t.rgb, ds.options.resample);
+        t.mask = undistort_mask(*map, t.mask, ds.options.resample);
         maps.release(v);
     }
     if (!excludes_any(t.mask)) {

@@ -11,30 +11,30 @@
 namespace radiant {
 namespace {
 
-// The 4×4 bicubic taps of a continuous source position (pixel centres at +0.5), clamped to the image, and
-// their weights: Keys' cubic convolution (a = −0.5, Catmull-Rom), which keeps more of the photo's detail than
-// bilinear sampling. Resampled targets are what training fits, so their blur would be learnt.
+// The 4×4 taps of a continuous source position (pixel centres at +0.5), clamped to the image, and their
+// weights: bilinear (the outer taps weigh 0), or Keys' cubic convolution (a = −0.5, Catmull-Rom).
 struct Taps {
     int x[4], y[4];
     double wx[4], wy[4];
 };
 
-double keys_weight(double t) {
+double kernel_weight(double t, Resample r) {
     t = std::abs(t);
+    if (r == Resample::bilinear) return t < 1 ? 1 - t : 0;
     if (t < 1) return (1.5 * t - 2.5) * t * t + 1;
     if (t < 2) return ((-0.5 * t + 2.5) * t - 4) * t + 2;
     return 0;
 }
 
-Taps taps(float sx, float sy, int w, int h) {
+Taps taps(float sx, float sy, int w, int h, Resample r) {
     const double gx = double(sx) - 0.5, gy = double(sy) - 0.5;  // sample grid: pixel centres at integers
     const int x0 = int(std::floor(gx)), y0 = int(std::floor(gy));
     Taps t;
     for (int k = 0; k < 4; ++k) {
         t.x[k] = std::clamp(x0 - 1 + k, 0, w - 1);
         t.y[k] = std::clamp(y0 - 1 + k, 0, h - 1);
-        t.wx[k] = keys_weight(gx - (x0 - 1 + k));
-        t.wy[k] = keys_weight(gy - (y0 - 1 + k));
+        t.wx[k] = kernel_weight(gx - (x0 - 1 + k), r);
+        t.wy[k] = kernel_weight(gy - (y0 - 1 + k), r);
     }
     return t;
 }
@@ -115,7 +115,11 @@ Camera crop_camera(const Camera& distorted, const std::string& what) {
     return c;
 }
 
-Image<std::uint8_t> undistort_image(const UndistortMap& m, const Image<std::uint8_t>& in) {
+const char* to_string(Resample r) {
+    return r == Resample::bilinear ? "bilinear" : "bicubic";
+}
+
+Image<std::uint8_t> undistort_image(const UndistortMap& m, const Image<std::uint8_t>& in, Resample resample) {
     if (in.width != m.source_width || in.height != m.source_height)
         throw Error(fmt::format("undistort: image is {}x{}, the camera {}x{}", in.width, in.height,
                                 m.source_width, m.source_height));
@@ -126,7 +130,7 @@ Image<std::uint8_t> undistort_image(const UndistortMap& m, const Image<std::uint
         for (int x = 0; x < w; ++x) {
             const std::size_t i = std::size_t(y) * std::size_t(w) + std::size_t(x);
             if (!m.valid[i]) continue;
-            const Taps t = taps(m.source_xy[2 * i], m.source_xy[2 * i + 1], in.width, in.height);
+            const Taps t = taps(m.source_xy[2 * i], m.source_xy[2 * i + 1], in.width, in.height, resample);
             for (int c = 0; c < in.channels; ++c) {
                 double v = 0;
                 for (int j = 0; j < 4; ++j) {
@@ -140,7 +144,8 @@ Image<std::uint8_t> undistort_image(const UndistortMap& m, const Image<std::uint
     return out;
 }
 
-Image<std::uint8_t> undistort_mask(const UndistortMap& m, const Image<std::uint8_t>& source_mask) {
+Image<std::uint8_t> undistort_mask(const UndistortMap& m, const Image<std::uint8_t>& source_mask,
+                                   Resample resample) {
     const bool masked = !source_mask.data.empty();
     if (masked && (source_mask.width != m.source_width || source_mask.height != m.source_height ||
                    source_mask.channels != 1))
@@ -156,8 +161,8 @@ Image<std::uint8_t> undistort_mask(const UndistortMap& m, const Image<std::uint8
             bool ok = true;
             if (masked) {
                 // Any tap the sample reads with weight makes the output depend on that source pixel.
-                const Taps t =
-                    taps(m.source_xy[2 * i], m.source_xy[2 * i + 1], m.source_width, m.source_height);
+                const Taps t = taps(m.source_xy[2 * i], m.source_xy[2 * i + 1], m.source_width,
+                                    m.source_height, resample);
                 for (int j = 0; j < 4 && ok; ++j)
                     for (int k = 0; k < 4 && ok; ++k)
                         ok = t.wx[k] == 0 || t.wy[j] == 0 || source_mask.at(t.x[k], t.y[j]) == kMaskValid;

@@ -104,6 +104,7 @@ std::string config_to_json(const TrainConfig& config) {
     j["trace_mode"] = to_string(c.render.trace_mode);
     j["shading"] = to_string(c.render.shading);
     j["undistort"] = to_string(c.undistort);
+    j["resample"] = to_string(c.resample);
     j["alpha"] = to_string(c.alpha);
     return j.dump(2) + "\n";
 }
@@ -116,7 +117,7 @@ TrainConfig config_from_json(const std::string& text, const std::string& name, T
         throw IoError(name, fmt::format("invalid JSON: {}", e.what()));
     }
     if (!j.is_object()) throw IoError(name, "expected an object of settings");
-    std::set<std::string> known{"trace_mode", "shading", "undistort", "alpha"};
+    std::set<std::string> known{"trace_mode", "shading", "undistort", "resample", "alpha"};
     for_each_field(c, [&](const char* key, auto& v) {
         known.insert(key);
         if (!j.contains(key)) return;
@@ -129,6 +130,7 @@ TrainConfig config_from_json(const std::string& text, const std::string& name, T
     read_choice(j, "trace_mode", name, {TraceMode::replay, TraceMode::trace}, c.render.trace_mode);
     read_choice(j, "shading", name, {Shading::ewa, Shading::ray}, c.render.shading);
     read_choice(j, "undistort", name, {Undistort::mask, Undistort::crop}, c.undistort);
+    read_choice(j, "resample", name, {Resample::bilinear, Resample::bicubic}, c.resample);
     read_choice(j, "alpha", name, {AlphaUse::automatic, AlphaUse::composite, AlphaUse::mask}, c.alpha);
     for (const auto& [key, value] : j.items())
         if (!known.count(key)) throw IoError(name, fmt::format("unknown setting '{}'", key));

@@ -186,8 +186,8 @@ void write_demo_dataset(const std::string& dir, const DemoDatasetOptions& o) {
                     for (int s = 0; s < 4; ++s) {  // 2×2 supersampling
                         const double px = x + 0.25 + 0.5 * (s & 1), py = y + 0.25 + 0.5 * (s >> 1);
                         Vec2<double> p;  // the ray's ideal (undistorted) image-plane point
-                        const bool ok =
-                            undistort(lens, Vec2<double>{(px - 0.5 * o.width) / f, (py - 0.5 * o.height) / f}, p);
+                        const bool ok = undistort(
+                            lens, Vec2<double>{(px - 0.5 * o.width) / f, (py - 0.5 * o.height) / f}, p);
                         c += 0.25 * (ok ? radiance(v.eye, normalize(p.x * right - p.y * up - back)) : V{});
                     }
                     for (int k = 0; k < 3; ++k)

@@ -53,6 +53,7 @@ DatasetOptions dataset_options(const TrainConfig& c) {
     o.test_every = c.test_every;
     // `ray` traces each pixel through the lens model, so it trains on the images as they were taken.
     o.undistort = c.render.shading == Shading::ewa ? c.undistort : Undistort::none;
+    o.resample = c.resample;
     o.images = c.images;
     o.masks = c.masks;
     o.alpha = c.alpha;
@@ -467,11 +468,12 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
 }
 
 TrainResult evaluate_model(const std::string& model_dir, const std::string& data_dir,
-                           const std::string& backend_name) {
+                           const std::string& backend_name, std::optional<Undistort> undistort) {
     const fs::path dir(model_dir);
     TrainConfig c =
         config_from_json(read_file((dir / "config.json").string()), (dir / "config.json").string(), {});
     if (!data_dir.empty()) c.data = data_dir;
+    if (undistort) c.undistort = *undistort;
     const Dataset ds = open_dataset(c.data, dataset_options(c));
     const std::vector<TargetImage> images = load_images(ds);
     std::vector<std::size_t> ids;

@@ -103,9 +103,9 @@ TEST(Transforms, InstantNgpLayoutWithDistortionOverridesAndMissingImages) {
     EXPECT_EQ(ds.views[0].source_camera.model, CameraModel::opencv);
     EXPECT_EQ(ds.views[0].source_camera.distortion, (std::vector<double>{0.05, -0.01, 0.001, -0.002}));
     EXPECT_EQ(ds.views[0].camera.model, CameraModel::pinhole);  // undistorted for ewa
-    EXPECT_DOUBLE_EQ(ds.views[0].camera.fy, 41);
-    EXPECT_DOUBLE_EQ(ds.views[2].camera.fx, 44);  // per-frame override
-    EXPECT_DOUBLE_EQ(ds.views[1].camera.fx, 40);
+    EXPECT_DOUBLE_EQ(ds.views[0].source_camera.fy, 41);
+    EXPECT_DOUBLE_EQ(ds.views[2].source_camera.fx, 44);  // per-frame override
+    EXPECT_DOUBLE_EQ(ds.views[1].source_camera.fx, 40);
     EXPECT_EQ(load_images(ds).size(), 3u);
 }
 

@@ -1,7 +1,7 @@
 // Issue 18: a capture through a distorted lens trains with `ewa` as well as the same scene taken through an
 // ideal one. The photos are the demo scene ray-traced through an OpenCV lens (k1 = 0.1, a phone-like 70°
 // view); undistorted to a pinhole they have a border the lens never saw, which must neither train nor score.
-// Measured at this commit (2 cores): ideal 29.37 dB, mask 29.20, crop 28.69, masks dropped 28.25.
+// Measured (2 cores): ideal 29.37 dB; mask 28.88 (bicubic 29.20), crop 28.69, masks dropped 28.25.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -85,10 +85,17 @@ TEST(DistortedCapture, EwaTrainsAsWellAsThroughAnIdealLensAndNeedsTheMask) {
     write_demo_dataset((dir / "phone").string(), d);
 
     const TrainResult ideal = train(run(dir, "ideal", "ideal_run"));
-    const TrainResult masked = train(run(dir, "phone", "masked_run"));
+    TrainConfig mask = run(dir, "phone", "masked_run");
+    mask.undistort = Undistort::mask;
+    const TrainResult masked = train(mask);
+    TrainConfig sharp = mask;
+    sharp.output = (dir / "bicubic_run").string();
+    sharp.resample = Resample::bicubic;
+    train(sharp);
     TrainConfig crop = run(dir, "phone", "crop_run");
     crop.undistort = Undistort::crop;
-    const TrainResult cropped = train(crop);
+    crop.resample = Resample::bicubic;
+    train(crop);
     // The same capture with the masks dropped: the border is trained as the black it was filled with.
     TrainHooks drop_masks;
     std::size_t excluded = 0;
@@ -98,23 +105,29 @@ TEST(DistortedCapture, EwaTrainsAsWellAsThroughAnIdealLensAndNeedsTheMask) {
             t.mask = {};
         }
     };
-    const TrainResult unmasked_run = train(run(dir, "phone", "unmasked_run"), false, drop_masks);
+    sharp.output = (dir / "unmasked_run").string();
+    const TrainResult unmasked_run = train(sharp, false, drop_masks);
     // Every model scored alike: on the ideal lens's test photos, over the pixels the distorted lens saw.
     const std::vector<double> lens = d.distortion;
     auto score = [&](const char* run_dir) {
         return psnr_where_the_lens_saw(dir / "ideal", dir / run_dir, lens);
     };
-    const double i = score("ideal_run"), m = score("masked_run"), k = score("crop_run"),
-                 u = score("unmasked_run");
+    const double i = score("ideal_run"), m = score("masked_run"), b = score("bicubic_run"),
+                 k = score("crop_run"), u = score("unmasked_run");
     std::printf(
-        "[distorted] test PSNR where the lens saw: trained through the ideal lens %.2f dB, through the "
-        "distorted one with the mask %.2f, with crop %.2f, without the mask %.2f. Each on its own test "
-        "views: %.2f, %.2f, %.2f, %.2f (without the mask, scoring the border). %zu border pixels\n",
-        i, m, k, u, ideal.test_psnr, masked.test_psnr, cropped.test_psnr, unmasked_run.test_psnr, excluded);
+        "[distorted] test PSNR where the lens saw, trained through the ideal lens: %.2f dB; through the "
+        "distorted one: mask %.2f (bicubic %.2f), crop (bicubic) %.2f, masks dropped (bicubic) %.2f. "
+        "Against its own test views: mask %.2f, masks dropped %.2f (scoring the border). %zu border "
+        "pixels\n",
+        i, m, b, k, u, masked.test_psnr, unmasked_run.test_psnr, excluded);
     EXPECT_GT(excluded, std::size_t(0.04 * d.width * d.height * (d.train_views + d.test_views)));
-    EXPECT_NEAR(m, i, 0.5);
-    // crop also drops the corners the lens saw and magnifies the rest: within 1 dB.
+    // Masked, the distorted capture trains as well as the ideal one; what bilinear resampling blurs costs a
+    // little more against the truth.
+    EXPECT_NEAR(b, i, 0.5);
+    EXPECT_NEAR(m, i, 0.75);
+    // crop also drops the corners the lens saw and magnifies the rest.
     EXPECT_NEAR(k, i, 1.0);
+    // Without the mask it does not.
     EXPECT_LT(u, i - 0.5);
 }
 

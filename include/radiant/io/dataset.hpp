@@ -10,6 +10,7 @@
 
 #include "radiant/core/camera.hpp"
 #include "radiant/core/image.hpp"
+#include "radiant/io/undistort.hpp"
 
 namespace radiant {
 
@@ -32,7 +33,8 @@ struct DatasetOptions {
     int max_side = 1600;
     bool eval = false;   // hold out a test split; off: every image trains
     int test_every = 8;  // test split = every Nth image in name order (index % N == 0)
-    Undistort undistort = Undistort::mask;
+    Undistort undistort = Undistort::crop;
+    Resample resample = Resample::bilinear;  // how undistortion samples the photos (io/undistort.hpp)
     std::string images;  // image folder, relative to the dataset or absolute; empty: the layout's own
     std::string masks;   // mask folder, likewise; empty: DIR/masks when it exists
     AlphaUse alpha = AlphaUse::automatic;

@@ -18,6 +18,13 @@
 
 namespace radiant {
 
+// How a remapped pixel is sampled from the photo. Bilinear is what OpenCV's remap (gsplat), COLMAP's and
+// Inria's undistorters use, so targets and scores compare with theirs; bicubic (Keys, a = −0.5) keeps more
+// of the photo's detail, and the blur of the targets is what a model learns (bench/RESULTS.md: closer to
+// the truth, but lower PSNR against its own sharper targets).
+enum class Resample { bilinear, bicubic };
+const char* to_string(Resample r);
+
 struct UndistortMap {
     Camera pinhole;                           // the ideal camera of the output
     int source_width = 0, source_height = 0;  // the distorted photos' size
@@ -38,11 +45,14 @@ UndistortMap make_undistort_map(const Camera& distorted);
 // `what`, for a lens whose border cannot be undistorted to a pinhole (a fisheye of 180° or more).
 Camera crop_camera(const Camera& distorted, const std::string& what);
 
-// Bicubic resampling (Keys, a = −0.5) through the map; `image` must have the distorted camera's size.
-Image<std::uint8_t> undistort_image(const UndistortMap& map, const Image<std::uint8_t>& image);
+// Resampling through the map; `image` must have the distorted camera's size.
+Image<std::uint8_t> undistort_image(const UndistortMap& map, const Image<std::uint8_t>& image,
+                                    Resample resample = Resample::bilinear);
 
 // The output's mask [H, W, 1]: kMaskValid where the source lies inside the photo and every source pixel
-// the bicubic sample reads (with non-zero weight) is valid in `source_mask` (the distorted camera's size; empty: all valid).
-Image<std::uint8_t> undistort_mask(const UndistortMap& map, const Image<std::uint8_t>& source_mask);
+// the sample reads (with non-zero weight) is valid in `source_mask` (the distorted camera's size; empty:
+// all valid).
+Image<std::uint8_t> undistort_mask(const UndistortMap& map, const Image<std::uint8_t>& source_mask,
+                                   Resample resample = Resample::bilinear);
 
 }  // namespace radiant

@@ -16,8 +16,10 @@ struct TrainConfig {
     std::string output = "out/train";
     long steps = 30000;
     int downscale = 0;  // 0: full size, or the longer side capped at 1600 px (DatasetOptions)
-    // `ewa` on distorted photos: mask the pixels without a source, or crop to the valid rectangle.
-    Undistort undistort = Undistort::mask;
+    // `ewa` on distorted photos: crop to the valid rectangle (gsplat's camera), or mask the pixels without a
+    // source (README: "Distorted lenses").
+    Undistort undistort = Undistort::crop;
+    Resample resample = Resample::bilinear;
     std::string images, masks;  // image and mask folders (DatasetOptions); empty: the layout's own
     AlphaUse alpha = AlphaUse::automatic;
     bool eval = false;  // hold out every test_every-th image

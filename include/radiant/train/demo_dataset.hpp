@@ -13,7 +13,7 @@ struct DemoDatasetOptions {
     int train_views = 48, test_views = 8;
     double fov_x_deg = 40;
     double arc_deg = 360;  // azimuths the cameras spread over: 360 orbits, less is a handheld sweep
-    int points = 4000;  // initial surface samples in points3D.ply
+    int points = 4000;     // initial surface samples in points3D.ply
     std::uint32_t seed = 7;
     // OpenCV k1 k2 p1 p2 of the lens the photos are taken through (empty: an ideal pinhole). Each pixel's
     // ray goes through the lens, and transforms_*.json carry the coefficients: a distorted capture of the

@@ -3,6 +3,7 @@
 // steps with the schedules and the densification strategy, evaluates, checkpoints, and writes the outputs:
 // scene.ply, config.json, metrics.json, renders/, report.html, checkpoint.bin.
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "radiant/core/image.hpp"
@@ -36,9 +37,11 @@ struct TrainHooks {
 // resume: continue from OUT/checkpoint.bin with the settings stored in it.
 TrainResult train(const TrainConfig& config, bool resume = false, const TrainHooks& hooks = {});
 
-// Re-evaluates a saved model (OUT/scene.ply with OUT/config.json) on a dataset's test views.
+// Re-evaluates a saved model (OUT/scene.ply with OUT/config.json) on a dataset's test views; `undistort`
+// other than the run's scores an `ewa` model on the other mode's views (a mask-trained model on the
+// crop's pixels, say, to compare the two on the same pixels).
 TrainResult evaluate_model(const std::string& model_dir, const std::string& data_dir,
-                           const std::string& backend);
+                           const std::string& backend, std::optional<Undistort> undistort = std::nullopt);
 
 // Ctrl-C handling for `radiant train`: SIGINT asks the running loop to checkpoint and stop.
 void install_interrupt_handler();
