@@ -131,6 +131,14 @@ Evaluation evaluate(Backend& backend, const Dataset& ds, const std::vector<std::
     return e;
 }
 
+// Runs written before `undistort` existed trained distorted photos at their own intrinsics: a resumed or
+// re-evaluated one keeps those cameras (now with the border masked) instead of switching to crop's.
+TrainConfig runs_before_issue_18(const std::string& config_json) {
+    TrainConfig base;
+    if (!config_sets(config_json, "undistort")) base.undistort = Undistort::mask;
+    return base;
+}
+
 std::string safe_name(std::string s) {
     for (char& c : s)
         if (c == '/' || c == '\\' || c == ' ') c = '_';
@@ -223,7 +231,7 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
     const std::string ck_path = (out / "checkpoint.bin").string();
     if (resume) {
         ck = read_checkpoint(ck_path);
-        c = config_from_json(ck.config_json, ck_path, TrainConfig{});
+        c = config_from_json(ck.config_json, ck_path, runs_before_issue_18(ck.config_json));
         log_info("resuming {} from step {}", c.output, ck.step);
     }
     validate(c);
@@ -470,8 +478,9 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
 TrainResult evaluate_model(const std::string& model_dir, const std::string& data_dir,
                            const std::string& backend_name, std::optional<Undistort> undistort) {
     const fs::path dir(model_dir);
+    const std::string config_text = read_file((dir / "config.json").string());
     TrainConfig c =
-        config_from_json(read_file((dir / "config.json").string()), (dir / "config.json").string(), {});
+        config_from_json(config_text, (dir / "config.json").string(), runs_before_issue_18(config_text));
     if (!data_dir.empty()) c.data = data_dir;
     if (undistort) c.undistort = *undistort;
     const Dataset ds = open_dataset(c.data, dataset_options(c));

@@ -26,6 +26,7 @@
 #include "radiant/train/trainer.hpp"
 #include "support/random_scene.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_masks.hpp"
 
 namespace radiant {
 namespace {
@@ -50,24 +51,13 @@ Image<float> near(const Image<std::uint8_t>& t, std::uint32_t seed) {
     return r;
 }
 
-// A mask excluding a disc and a border strip, as undistortion and user masks do.
-Image<std::uint8_t> disc_and_border_mask(int w, int h) {
-    Image<std::uint8_t> m(w, h, 1, kMaskValid);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const double dx = x - 0.6 * w, dy = y - 0.4 * h;
-            if (dx * dx + dy * dy < 0.04 * w * h || x < 3 || y >= h - 2) m.at(x, y) = kMaskInvalid;
-        }
-    return m;
-}
-
 TEST(CudaLoss, L1SsimLossAndGradientMatchTheCpuReference) {
     REQUIRE_GPU();
     for (bool masked : {false, true})
         for (auto [w, h] : {std::pair{97, 61}, std::pair{320, 180}, std::pair{16, 12}}) {
             std::vector<TargetImage> images(1);
             images[0].rgb = random_u8(1, w, h);
-            if (masked) images[0].mask = disc_and_border_mask(w, h);
+            if (masked) images[0].mask = test::disc_and_border_mask(w, h);
             const Image<float> render = near(images[0].rgb, 2);
             CudaStep gpu;
             gpu.set_images(images);
@@ -114,7 +104,7 @@ TEST(CudaEvaluate, PsnrAndSsimMatchTheCpuMetrics) {
     const Image<float> cpu_render = cpu::render_forward(scene, cam, s).rgb;
     std::vector<TargetImage> images(2);
     images[0].rgb = images[1].rgb = to_u8(near(to_u8(cpu_render), 4));
-    images[1].mask = disc_and_border_mask(cam.width, cam.height);
+    images[1].mask = test::disc_and_border_mask(cam.width, cam.height);
     CudaStep gpu;
     gpu.set_scene(scene);
     gpu.set_images(images);

@@ -7,8 +7,11 @@
 #include <cstdio>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "radiant/core/log.hpp"
 #include "radiant/io/dataset.hpp"
+#include "radiant/io/file.hpp"
 #include "radiant/io/ply.hpp"
 #include "radiant/io/undistort.hpp"
 #include "radiant/render/cpu/render_cpu.hpp"
@@ -121,6 +124,13 @@ TEST(DistortedCapture, EwaTrainsAsWellAsThroughAnIdealLensAndNeedsTheMask) {
         "pixels\n",
         i, m, b, k, u, masked.test_psnr, unmasked_run.test_psnr, excluded);
     EXPECT_GT(excluded, std::size_t(0.04 * d.width * d.height * (d.train_views + d.test_views)));
+    // A run written before `undistort` existed (its config.json has no such key) keeps its own intrinsics
+    // when re-evaluated or resumed, rather than switching to the crop default.
+    const std::string config = (dir / "masked_run/config.json").string();
+    nlohmann::json old = nlohmann::json::parse(read_file(config));
+    old.erase("undistort");
+    write_file_atomic(config, old.dump());
+    EXPECT_DOUBLE_EQ(evaluate_model((dir / "masked_run").string(), "", "cpu").test_psnr, masked.test_psnr);
     // Masked, the distorted capture trains as well as the ideal one; what bilinear resampling blurs costs a
     // little more against the truth.
     EXPECT_NEAR(b, i, 0.5);

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "radiant/core/error.hpp"
+#include "support/test_masks.hpp"
 
 namespace radiant {
 namespace {
@@ -99,23 +100,12 @@ TEST(Loss, CombinesL1AndSsimWithLambda) {
     EXPECT_NEAR(v.total, 0.8 * l1 + 0.2 * (1 - ssim(a, b)), 1e-12);
 }
 
-// A mask excluding a disc and a border strip, as undistortion borders and user masks do.
-Image<std::uint8_t> test_mask(int w, int h) {
-    Image<std::uint8_t> m(w, h, 1, kMaskValid);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const double dx = x - 0.6 * w, dy = y - 0.4 * h;
-            if (dx * dx + dy * dy < 0.04 * w * h || x < 2 || y >= h - 1) m.at(x, y) = kMaskInvalid;
-        }
-    return m;
-}
-
 // Issue 18: pixels a mask excludes neither train nor score.
 TEST(Loss, MaskedPixelsGetExactlyZeroGradientAndNoScore) {
     const int w = 23, h = 19;
     const Image<double> target = random_image(11, w, h);
     Image<double> render = random_image(12, w, h);
-    const Image<std::uint8_t> mask = test_mask(w, h);
+    const Image<std::uint8_t> mask = test::disc_and_border_mask(w, h);
     std::size_t valid = 0;
     for (std::uint8_t m : mask.data) valid += m == kMaskValid;
     ASSERT_GT(valid, std::size_t(w * h / 2));
