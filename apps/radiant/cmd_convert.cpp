@@ -4,6 +4,8 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "radiant/core/error.hpp"
+#include "radiant/core/log.hpp"
 #include "radiant/io/scene_formats.hpp"
 
 namespace radiant::app {
@@ -18,7 +20,16 @@ void add_convert_command(CLI::App& app) {
         const auto& [in, out] = *paths;
         const Scene scene = read_scene(in);
         const SceneFormat to = scene_format_from_path(out);
-        write_scene(out, scene);
+        FormatFit fit;
+        try {
+            fit = write_scene(out, scene);
+        } catch (const IoError&) {
+            throw;
+        } catch (const Error& e) {
+            throw Error(fmt::format("{}: {}; {} was not written", in, e.what(), out));
+        }
+        if (fit.clamped > 0)
+            log_warn("{}: {} {} clamped, as {} does", out, fit.clamped, fit.what, scene_format_name(to));
         std::printf("%s (%s, %zu Gaussians, SH degree %d) -> %s (%s)\n", in.c_str(),
                     scene_format_name(scene_format_from_path(in)), scene.size(), scene.sh_degree, out.c_str(),
                     scene_format_name(to));

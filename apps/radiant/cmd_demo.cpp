@@ -1,9 +1,12 @@
 // `radiant demo`: ray-traces a small dataset of analytic shapes, trains on it with the best backend, and
 // says where the report is.
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <memory>
 
 #include "commands.hpp"
+#include "radiant/core/error.hpp"
 #include "radiant/core/log.hpp"
 #include "radiant/train/demo_dataset.hpp"
 #include "radiant/train/trainer.hpp"
@@ -50,7 +53,16 @@ void add_demo_command(CLI::App& app) {
             a->data.points = 20000;
         }
         if (a->steps == 0) a->steps = gpu ? 7000 : 2000;
-        const std::string data = (std::filesystem::path(a->out) / "data").string();
+        namespace fs = std::filesystem;
+        const std::string data = (fs::path(a->out) / "data").string();
+        // The demo replaces an earlier demo in its folder (`make demo` again), never another run.
+        std::error_code ec;
+        const bool earlier_demo = fs::exists(fs::path(data) / "transforms_train.json", ec);
+        const bool a_run = fs::exists(fs::path(a->out) / "checkpoint.bin", ec) ||
+                           fs::exists(fs::path(a->out) / "scene.ply", ec);
+        if (a_run && !earlier_demo)
+            throw Error(fmt::format("{} holds a run that is not a demo: give the demo another folder with -o",
+                                    a->out));
         log_info("demo: ray-tracing {} training and {} test views ({}x{}) into {}", a->data.train_views,
                  a->data.test_views, a->data.width, a->data.height, data);
         write_demo_dataset(data, a->data);
@@ -67,6 +79,7 @@ void add_demo_command(CLI::App& app) {
         c.adc.start = std::min(500L, a->steps / 10);
         c.adc.stop = 2 * a->steps / 3;
         c.adc.reset_every = a->steps;  // no opacity reset in so short a run
+        c.overwrite = earlier_demo;
         install_interrupt_handler();
         const TrainResult r = train(c);
         if (!r.interrupted)

@@ -35,17 +35,18 @@ void add_info_command(CLI::App& app) {
         const Scene scene = read_scene(*path);
         const SceneStats st = compute_stats(scene);
         std::printf("%s\n", fmt::format("file        {}\n"
-                                        "format      3DGS PLY\n"
+                                        "format      {}\n"
                                         "gaussians   {}\n"
                                         "sh degree   {} ({} coefficients per channel)\n"
                                         "bounds min  {:.4f} {:.4f} {:.4f}\n"
                                         "bounds max  {:.4f} {:.4f} {:.4f}\n"
                                         "opacity     min {:.4f}  mean {:.4f}  max {:.4f}\n"
                                         "scale       min {:.3g}  median {:.3g}  max {:.3g}",
-                                        *path, st.count, st.sh_degree, sh_coeff_count(st.sh_degree),
-                                        st.bounds_min.x, st.bounds_min.y, st.bounds_min.z, st.bounds_max.x,
-                                        st.bounds_max.y, st.bounds_max.z, st.opacity_min, st.opacity_mean,
-                                        st.opacity_max, st.scale_min, st.scale_median, st.scale_max)
+                                        *path, scene_format_name(scene_file_format(*path)), st.count,
+                                        st.sh_degree, sh_coeff_count(st.sh_degree), st.bounds_min.x,
+                                        st.bounds_min.y, st.bounds_min.z, st.bounds_max.x, st.bounds_max.y,
+                                        st.bounds_max.z, st.opacity_min, st.opacity_mean, st.opacity_max,
+                                        st.scale_min, st.scale_median, st.scale_max)
                                 .c_str());
     });
 }

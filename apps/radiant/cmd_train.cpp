@@ -3,29 +3,47 @@
 
 #include <map>
 #include <memory>
+#include <set>
 
 #include "commands.hpp"
 #include "dataset_flags.hpp"
 #include "radiant/core/error.hpp"
+#include "radiant/core/log.hpp"
 #include "radiant/io/file.hpp"
 #include "radiant/train/trainer.hpp"
 
 namespace radiant::app {
+
+namespace {
+
+// The end of a run: what it wrote (stderr, with the log), and the metrics for scripts (stdout, --json).
+void report_outputs(const TrainResult& r, bool json) {
+    std::string list;
+    for (const std::string& o : r.outputs) list += "\n  " + o;
+    log_info("wrote:{}", list);
+    if (json) std::printf("%s", r.metrics_json.c_str());
+}
+
+}  // namespace
 
 void add_train_command(CLI::App& app) {
     struct Args {
         TrainConfig c;
         std::string config_file, resume;
         std::size_t max_gaussians = 0;
+        bool json = false;
     };
     auto a = std::make_shared<Args>();
     TrainConfig& c = a->c;
     auto* cmd = app.add_subcommand("train", "Train a scene from posed images (COLMAP or transforms.json)");
-    cmd->add_option("-d,--data", c.data, "dataset folder");
-    cmd->add_option("-o,--output", c.output, "output folder")->capture_default_str();
+    cmd->add_option("-d,--data,-s,--source", c.data, "dataset folder (-s/--source as Inria 3DGS)");
+    cmd->add_option("-o,--output,-m,--model-path", c.output, "output folder (-m/--model-path as Inria 3DGS)")
+        ->capture_default_str();
     cmd->add_option("--config", a->config_file, "JSON file with the same keys as OUT/config.json; flags win");
     cmd->add_option("--resume", a->resume, "continue the run in this output folder from its last checkpoint");
-    cmd->add_option("--steps", c.steps, "training steps")->capture_default_str();
+    cmd->add_option("--steps,-i,--iterations", c.steps,
+                    "training steps (-i/--iterations as Inria, LichtFeld)")
+        ->capture_default_str();
     add_dataset_flags(cmd, {&c.downscale, &c.undistort, &c.resample, &c.images, &c.masks, &c.alpha});
     cmd->add_flag("--eval", c.eval, "hold out every --test-every-th image for testing");
     cmd->add_option("--test-every", c.test_every, "test split period")->capture_default_str();
@@ -63,17 +81,41 @@ void add_train_command(CLI::App& app) {
     cmd->add_option(
         "--export", c.export_formats,
         "also write OUT/scene.EXT for each of these formats, comma-separated: spz, splat, compressed.ply");
+    cmd->add_flag("--json", a->json, "print the final metrics (metrics.json) to stdout, for scripts");
+    cmd->add_flag("--force,--overwrite", c.overwrite,
+                  "train into a folder that holds a run, replacing it (its outputs are removed first)");
     cmd->callback([a, cmd] {
         install_interrupt_handler();
+        auto given = [&](const char* name) { return cmd->count(name) > 0; };
         if (!a->resume.empty()) {
-            TrainConfig rc;
-            rc.output = a->resume;
-            const TrainResult r = train(rc, true);
-            if (r.interrupted) throw Error("interrupted");
+            // A resumed run keeps its settings: the flags that may change are taken, any other is refused
+            // rather than silently ignored.
+            const std::set<std::string> may_change{"--resume",    "--steps",      "--data",
+                                                   "--backend",   "--eval-every", "--checkpoint-every",
+                                                   "--log-every", "--json"};
+            for (const CLI::Option* o : cmd->get_options())
+                if (o->count() > 0 && !may_change.count(o->get_name()))
+                    throw Error(
+                        fmt::format("--resume continues a run with its own settings: {} cannot change (with "
+                                    "--resume only "
+                                    "--steps (to extend it), -d (a moved dataset), --backend, --eval-every, "
+                                    "--checkpoint-every and --log-every may be given)",
+                                    o->get_name()));
+            ResumeChanges ch;
+            if (given("--steps")) ch.steps = a->c.steps;
+            if (given("--data")) ch.data = a->c.data;
+            if (given("--backend")) ch.backend = a->c.backend;
+            if (given("--eval-every")) ch.eval_every = a->c.eval_every;
+            if (given("--checkpoint-every")) ch.checkpoint_every = a->c.checkpoint_every;
+            if (given("--log-every")) ch.log_every = a->c.log_every;
+            const TrainResult r = resume(a->resume, ch);
+            if (r.interrupted)
+                throw Error(
+                    fmt::format("interrupted at step {}; resume with --resume {}", r.steps, a->resume));
+            report_outputs(r, a->json);
             return;
         }
         TrainConfig c = a->c;
-        auto given = [&](const char* name) { return cmd->count(name) > 0; };
         if (given("--max-gaussians")) c.mcmc.max_gaussians = c.adc.max_gaussians = a->max_gaussians;
         const std::string config_text = a->config_file.empty() ? "" : read_file(a->config_file);
         if (!a->config_file.empty()) {
@@ -105,21 +147,30 @@ void add_train_command(CLI::App& app) {
             if (given("--checkpoint-every")) c.checkpoint_every = flags.checkpoint_every;
             if (given("--log-every")) c.log_every = flags.log_every;
             if (given("--export")) c.export_formats = flags.export_formats;
+            c.overwrite = flags.overwrite;
         }
         if (c.strategy == "mcmc") apply_mcmc_init_recipe(c, config_text);
+        if (given("--test-every") && !c.eval)
+            throw Error("--test-every sets the test split of --eval, which is not given");
         const TrainResult r = train(c);
         if (r.interrupted)
             throw Error(fmt::format("interrupted at step {}; resume with --resume {}", r.steps, c.output));
+        report_outputs(r, a->json);
     });
 
     auto e = std::make_shared<std::array<std::string, 3>>();
     auto eval_undistort = std::make_shared<Undistort>(Undistort::none);
-    auto* ev =
-        app.add_subcommand("eval", "Re-evaluate a trained model (OUT/scene.ply) on its dataset's test views");
-    ev->add_option("--model", (*e)[0], "training output folder")->required();
-    ev->add_option("--data", (*e)[1], "dataset folder (default: the one it was trained on)");
+    auto* ev = app.add_subcommand(
+        "eval",
+        "Score a trained model (a run folder, or a .ply/.spz/.splat/.compressed.ply with --data) on a "
+        "dataset's test views; writes eval.json beside it");
+    ev->add_option("--model,-m,--model-path", (*e)[0], "training output folder, or a scene file")->required();
+    ev->add_option("--data,-d,-s,--source", (*e)[1],
+                   "dataset folder (default: the one the run trained on; required for a scene file)");
     (*e)[2] = "auto";
-    ev->add_option("--backend", (*e)[2], "auto, cpu or cuda")->capture_default_str();
+    ev->add_option("--backend", (*e)[2], "auto, cpu or cuda")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+        ->capture_default_str();
     ev->add_option("--undistort", *eval_undistort,
                    "score an ewa model on the views of this undistortion (default: the run's own), e.g. a "
                    "mask-trained model on crop's pixels")
@@ -133,6 +184,7 @@ void add_train_command(CLI::App& app) {
             std::printf("%-32s PSNR %6.2f dB  SSIM %.4f\n", v.name.c_str(), v.psnr, v.ssim);
         std::printf("mean (%zu views)                 PSNR %6.2f dB  SSIM %.4f  (%zu Gaussians)\n",
                     r.views.size(), r.test_psnr, r.test_ssim, r.gaussians);
+        log_info("wrote {}", r.outputs.front());
     });
 }
 

@@ -312,7 +312,8 @@ Dataset open_dataset(const std::string& dir, const DatasetOptions& options) {
     if (options.test_every < 2)
         throw Error(fmt::format("test_every {} must be at least 2", options.test_every));
     std::error_code ec;
-    if (!fs::is_directory(dir, ec)) throw IoError(dir, "not a dataset folder");
+    if (!fs::exists(dir, ec)) throw IoError(dir, "does not exist");
+    if (!fs::is_directory(dir, ec)) throw IoError(dir, "is a file, not a dataset folder");
     Dataset ds;
     ds.root = dir;
     ds.options = options;

@@ -136,7 +136,8 @@ TargetImage load_view(const Dataset& ds, const DatasetView& v, UndistortMaps& ma
 
 }  // namespace
 
-std::vector<TargetImage> load_images(const Dataset& ds, std::size_t memory_limit) {
+std::vector<TargetImage> load_images(const Dataset& ds, std::size_t memory_limit,
+                                     const std::function<bool()>& cancelled) {
     if (memory_limit == 0) memory_limit = available_host_memory();
     if (const std::size_t need = image_set_bytes(ds, 1); memory_limit > 0 && need > memory_limit) {
         int k = 2;
@@ -155,6 +156,7 @@ std::vector<TargetImage> load_images(const Dataset& ds, std::size_t memory_limit
     std::mutex error_mutex;
 #pragma omp parallel for schedule(dynamic)
     for (std::int64_t i = 0; i < std::int64_t(ds.views.size()); ++i) {
+        if (cancelled && cancelled()) continue;
         try {
             images[std::size_t(i)] = load_view(ds, ds.views[std::size_t(i)], maps);
         } catch (const std::exception& e) {
@@ -164,6 +166,7 @@ std::vector<TargetImage> load_images(const Dataset& ds, std::size_t memory_limit
         progress.tick();
     }
     progress.done();
+    if (cancelled && cancelled()) throw Interrupted("interrupted while loading images");
     if (!first_error.empty()) throw IoError(ds.root, first_error);
     return images;
 }

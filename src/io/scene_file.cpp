@@ -31,7 +31,7 @@ SceneFormat scene_format_from_path(const std::string& path) {
 const char* scene_format_name(SceneFormat f) {
     switch (f) {
         case SceneFormat::ply:
-            return "PLY";
+            return "3DGS PLY";
         case SceneFormat::splat:
             return "splat";
         case SceneFormat::compressed_ply:
@@ -42,33 +42,97 @@ const char* scene_format_name(SceneFormat f) {
     return "?";
 }
 
-Scene read_scene(const std::string& path) {
+namespace {
+
+// SuperSplat's files are often named plain .ply: tell them by their elements.
+SceneFormat format_of(const std::string& path, std::string_view bytes) {
     const SceneFormat f = scene_format_from_path(path);
-    if (f == SceneFormat::ply) {
-        const std::string bytes = read_file(path);
-        // SuperSplat's files are often named plain .ply: tell them by their elements.
-        const std::size_t end = bytes.find("end_header");
-        if (bytes.substr(0, std::min(end, bytes.size())).find("element chunk") != std::string::npos)
-            return decode_compressed_ply(bytes, path);
-        return parse_ply(bytes, path);
-    }
-    const std::string bytes = read_file(path);
-    if (f == SceneFormat::splat) return decode_splat(bytes, path);
-    if (f == SceneFormat::spz) return decode_spz(bytes, path);
-    return decode_compressed_ply(bytes, path);
+    if (f != SceneFormat::ply) return f;
+    const std::string_view header = bytes.substr(0, std::min(bytes.find("end_header"), bytes.size()));
+    return header.find("element chunk") != std::string_view::npos ? SceneFormat::compressed_ply : f;
 }
 
-void write_scene(const std::string& path, const Scene& scene) {
-    switch (scene_format_from_path(path)) {
+}  // namespace
+
+SceneFormat scene_file_format(const std::string& path) {
+    return format_of(path, read_file(path));
+}
+
+Scene read_scene(const std::string& path) {
+    const std::string bytes = read_file(path);
+    Scene s;
+    switch (format_of(path, bytes)) {
         case SceneFormat::ply:
-            return write_ply(path, scene);
+            s = parse_ply(bytes, path);
+            break;
         case SceneFormat::splat:
-            return write_file_atomic(path, encode_splat(scene));
-        case SceneFormat::compressed_ply:
-            return write_file_atomic(path, encode_compressed_ply(scene));
+            s = decode_splat(bytes, path);
+            break;
         case SceneFormat::spz:
-            return write_file_atomic(path, encode_spz(scene));
+            s = decode_spz(bytes, path);
+            break;
+        case SceneFormat::compressed_ply:
+            s = decode_compressed_ply(bytes, path);
+            break;
     }
+    if (s.size() == 0) throw IoError(path, "holds no Gaussians");
+    return s;
+}
+
+FormatFit check_format_fit(const Scene& s, SceneFormat format) {
+    validate(s, fmt::format("scene to write as {}", scene_format_name(format)));
+    FormatFit fit;
+    // Log-scales a format clamps by design: [lo, hi], counted.
+    auto count_outside = [&](double lo, double hi, const char* range) {
+        for (float v : s.log_scales) fit.clamped += v < lo || v > hi ? 1 : 0;
+        fit.what = fmt::format("log-scales outside {}", range);
+    };
+    switch (format) {
+        case SceneFormat::ply:
+            break;
+        case SceneFormat::splat:
+            // exp() must stay a normal, finite float32: e^−87 … e^88.
+            for (std::size_t i = 0; i < s.log_scales.size(); ++i)
+                if (s.log_scales[i] < -87.0f || s.log_scales[i] > 88.0f)
+                    throw Error(
+                        fmt::format("Gaussian {}: log-scale {} cannot be stored in .splat, whose scales "
+                                    "are linear float32 (log-scales from -87 to 88)",
+                                    i / 3, s.log_scales[i]));
+            break;
+        case SceneFormat::spz:
+            for (std::size_t i = 0; i < s.means.size(); ++i)
+                if (std::abs(double(s.means[i])) >= 2048.0)
+                    throw Error(
+                        fmt::format("Gaussian {}: position coordinate {} is beyond SPZ's reach (±2048: "
+                                    "24-bit fixed point with 12 fractional bits)",
+                                    i / 3, s.means[i]));
+            count_outside(-10.0, 5.9375, "[-10, 5.94] (SPZ stores them as (s + 10)·16 in a byte)");
+            break;
+        case SceneFormat::compressed_ply:
+            count_outside(-20.0, 20.0, "[-20, 20] (compressed PLY's chunk bounds)");
+            break;
+    }
+    return fit;
+}
+
+FormatFit write_scene(const std::string& path, const Scene& scene) {
+    const SceneFormat format = scene_format_from_path(path);
+    const FormatFit fit = check_format_fit(scene, format);
+    switch (format) {
+        case SceneFormat::ply:
+            write_ply(path, scene);
+            break;
+        case SceneFormat::splat:
+            write_file_atomic(path, encode_splat(scene));
+            break;
+        case SceneFormat::compressed_ply:
+            write_file_atomic(path, encode_compressed_ply(scene));
+            break;
+        case SceneFormat::spz:
+            write_file_atomic(path, encode_spz(scene));
+            break;
+    }
+    return fit;
 }
 
 QuantisationError quantisation_error(const Scene& a, const Scene& b) {

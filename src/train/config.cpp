@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <utility>
 
 #include "radiant/core/error.hpp"
 
@@ -170,6 +171,21 @@ void validate(const TrainConfig& c) {
     if (c.steps < 1) fail(fmt::format("steps {} must be positive", c.steps));
     if (c.downscale < 0) fail(fmt::format("downscale {} must be 0 (automatic) or at least 1", c.downscale));
     if (c.undistort == Undistort::none) fail("undistort must be mask or crop");
+    if (c.white_background && c.random_background)
+        fail("white_background and random_background both set: the background is one or the other");
+    const std::pair<const char*, double> rates[] = {{"lr_means_init", c.lr.means_init},
+                                                    {"lr_means_final", c.lr.means_final},
+                                                    {"lr_sh_dc", c.lr.sh_dc},
+                                                    {"lr_sh_rest", c.lr.sh_rest},
+                                                    {"lr_opacity", c.lr.opacity},
+                                                    {"lr_log_scales", c.lr.log_scales},
+                                                    {"lr_quats", c.lr.quats}};
+    for (const auto& [key, rate] : rates)
+        if (!(rate >= 0 && std::isfinite(rate)))
+            fail(fmt::format("{} {} must be a non-negative number", key, rate));
+    if (!(c.lr.means_init > 0 && c.lr.means_final > 0))
+        fail(
+            "lr_means_init and lr_means_final must be positive (the rate decays between them exponentially)");
     if (c.strategy != "default" && c.strategy != "mcmc")
         fail(fmt::format("strategy '{}' is not default or mcmc", c.strategy));
     if (c.sh_degree < 0 || c.sh_degree > 3) fail(fmt::format("sh_degree {} is not in 0..3", c.sh_degree));

@@ -94,8 +94,14 @@ std::string chart(const std::string& title, const std::vector<std::pair<double, 
         y0 = std::min(y0, fy(y));
         y1 = std::max(y1, fy(y));
     }
-    if (x1 <= x0) x1 = x0 + 1;
-    if (y1 <= y0) y1 = y0 + 1e-6, y0 -= 1e-6;
+    const bool one_x = x1 <= x0;
+    if (one_x) x0 -= 1, x1 += 1;  // a single step: centred
+    // A flat series sits mid-chart between labels that differ: pad by 5 % of its value (or 1 near zero).
+    if (y1 - y0 < 1e-9 * std::max(1.0, std::abs(y0))) {
+        const double pad = std::abs(y0) > 1e-9 ? 0.05 * std::abs(y0) : 1.0;
+        y0 -= pad;
+        y1 += pad;
+    }
     auto px = [&](double x) { return L + (x - x0) / (x1 - x0) * (W - L - R); };
     auto py = [&](double y) { return T + (1 - (fy(y) - y0) / (y1 - y0)) * (H - T - B); };
     svg +=
@@ -106,9 +112,13 @@ std::string chart(const std::string& title, const std::vector<std::pair<double, 
         svg += fmt::format(R"(<text x="{}" y="{}" class="a" text-anchor="end">{:.3g}</text>)", L - 4,
                            T + (1 - double(i) / 4) * (H - T - B) + 4, shown);
     }
-    svg += fmt::format(
-        R"(<text x="{}" y="{}" class="a">{:.0f}</text><text x="{}" y="{}" class="a" text-anchor="end">{:.0f}</text>)",
-        L, H - 10, x0, W - R, H - 10, x1);
+    if (one_x)
+        svg += fmt::format(R"(<text x="{}" y="{}" class="a" text-anchor="middle">step {:.0f}</text>)",
+                           px(x0 + 1), H - 10, x0 + 1);
+    else
+        svg += fmt::format(
+            R"(<text x="{}" y="{}" class="a">{:.0f}</text><text x="{}" y="{}" class="a" text-anchor="end">{:.0f}</text>)",
+            L, H - 10, x0, W - R, H - 10, x1);
     std::string line;
     for (auto [x, y] : pts) line += fmt::format("{:.1f},{:.1f} ", px(x), py(y));
     svg += fmt::format(R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="1.6"/>)", line, colour);
@@ -150,7 +160,17 @@ img{border:1px solid #ccc;max-width:100%}
     h += chart("Gaussians", count, false, "#1e8449");
     h += chart("test PSNR dB", eval_psnr, false, "#7d3c98");
     h += chart("test SSIM", eval_ssim, false, "#b9770e");
-    h += "</div><h2>Test views: ground truth | render | error</h2><div class=\"grid\">";
+    h += "</div><h2>Test views: ground truth | render | error</h2>";
+    // The error map's colour scale (comparison_image): mean absolute error 0 → 0.25 and above.
+    h +=
+        R"svg(<svg viewBox="0 0 330 34" width="330" height="34"><defs><linearGradient id="err">)svg"
+        R"svg(<stop offset="0" stop-color="#000"/><stop offset="0.333" stop-color="#f00"/>)svg"
+        R"svg(<stop offset="0.667" stop-color="#ff0"/><stop offset="1" stop-color="#fff"/></linearGradient></defs>)svg"
+        R"svg(<rect x="70" y="4" width="200" height="12" fill="url(#err)" stroke="#999"/>)svg"
+        R"svg(<text x="0" y="14" class="a">error</text><text x="70" y="30" class="a">0</text>)svg"
+        R"svg(<text x="270" y="30" class="a" text-anchor="end">0.25+ (mean abs, 0-1)</text>)svg"
+        R"svg(<rect x="285" y="4" width="12" height="12" fill="#5a5a82"/><text x="300" y="14" class="a">masked</text></svg>)svg";
+    h += "<div class=\"grid\">";
     for (std::size_t i = 0; i < d.views.size(); ++i) {
         h += "<figure>";
         if (i < d.thumbnails.size())

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "radiant/core/error.hpp"
@@ -30,10 +31,40 @@ namespace radiant {
 namespace fs = std::filesystem;
 namespace {
 
-// Set by SIGINT; the only process-wide state a signal handler may touch.
+// Set by SIGINT and SIGTERM; the only process-wide state a signal handler may touch.
 std::atomic<bool> g_interrupted{false};
-void on_sigint(int) {
+void on_signal(int) {
     g_interrupted = true;
+}
+
+void throw_if_interrupted(const char* when) {
+    if (g_interrupted) throw Interrupted(fmt::format("interrupted {}; nothing was written", when));
+}
+
+// What a run leaves in its folder (besides renders/): --force clears them before a new run there.
+constexpr const char* kRunFiles[] = {"scene.ply",   "scene.spz",    "scene.splat", "scene.compressed.ply",
+                                     "config.json", "metrics.json", "report.html", "checkpoint.bin",
+                                     "eval.json",   "cameras.json"};
+
+// A new run into a folder that holds one would replace it: refused unless asked for (`overwrite`).
+void refuse_to_replace_a_run(const fs::path& out, bool overwrite) {
+    std::error_code ec;
+    std::string found;
+    for (const char* f : {"checkpoint.bin", "scene.ply", "metrics.json"})
+        if (fs::exists(out / f, ec)) found += fmt::format("{}{}", found.empty() ? "" : ", ", f);
+    if (found.empty() || overwrite) return;
+    throw Error(fmt::format(
+        "{} holds a run ({}): continue it with --resume {}, train into another folder with -o, or replace it "
+        "with --force",
+        out.string(), found, out.string()));
+}
+
+void clear_run(const fs::path& out) {
+    std::error_code ec;
+    std::size_t removed = 0;
+    for (const char* f : kRunFiles) removed += fs::remove(out / f, ec) ? 1 : 0;
+    removed += fs::remove_all(out / "renders", ec) > 0 ? 1 : 0;
+    if (removed > 0) log_info("--force: removed the earlier run's outputs in {}", out.string());
 }
 
 std::string rng_text(const std::mt19937_64& rng) {
@@ -139,10 +170,33 @@ TrainConfig runs_before_issue_18(const std::string& config_json) {
     return base;
 }
 
-std::string safe_name(std::string s) {
-    for (char& c : s)
-        if (c == '/' || c == '\\' || c == ' ') c = '_';
-    return s;
+// A dataset's name for titles: its folder's, or the parent's when the folder has a generic name (the demo's
+// OUT/data, a nerfstudio export's …/dataset).
+std::string dataset_title(const std::string& data) {
+    fs::path p = fs::path(data).lexically_normal();
+    if (p.filename().empty()) p = p.parent_path();
+    const std::string name = p.filename().string();
+    if ((name == "data" || name == "dataset" || name == "." || name.empty()) && p.has_parent_path() &&
+        !p.parent_path().filename().empty())
+        return p.parent_path().filename().string();
+    return name.empty() ? data : name;
+}
+
+// File names for the views' renders: the view's name without its extension, folders joined by '_'
+// ("test/r_0.png" → "test_r_0"), made unique with a suffix when two views still meet.
+std::vector<std::string> render_names(const Dataset& ds, const std::vector<std::size_t>& ids) {
+    std::vector<std::string> names;
+    std::set<std::string> used;
+    for (std::size_t i : ids) {
+        const fs::path p(ds.views[i].name);
+        std::string s = (p.parent_path() / p.stem()).generic_string();
+        for (char& c : s)
+            if (c == '/' || c == '\\' || c == ' ') c = '_';
+        std::string name = s;
+        for (int k = 2; !used.insert(name).second; ++k) name = fmt::format("{}_{}", s, k);
+        names.push_back(name);
+    }
+    return names;
 }
 
 void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
@@ -156,18 +210,22 @@ void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
     result.gaussians = backend.size();
     const Scene scene = backend.scene();
     write_ply((out / "scene.ply").string(), scene);
+    result.outputs = {(out / "scene.ply").string()};
     for (const std::string& ext : export_extensions(c.export_formats)) {
         const std::string path = (out / ("scene." + ext)).string();
-        write_scene(path, scene);
+        result.outputs.push_back(path);
+        if (const FormatFit fit = write_scene(path, scene); fit.clamped > 0)
+            log_warn("{}: {} {} clamped", path, fit.clamped, fit.what);
         const QuantisationError e = quantisation_error(scene, read_scene(path));
         log_info("exported {} (position error ≤ {:.2g}, colour error ≤ {:.2g})", path, e.position, e.colour);
     }
     fs::create_directories(out / "renders");
     ReportData report;
+    const std::vector<std::string> names = render_names(ds, eval_ids);
     for (std::size_t k = 0; k < eval_ids.size(); ++k) {
         const TargetImage& t = images[eval_ids[k]];
         const Image<std::uint8_t> cmp = comparison_image(to_float(t.rgb), ev.renders[k], &t.mask);
-        const std::string name = safe_name(fs::path(ev.views[k].name).stem().string());
+        const std::string& name = names[k];
         write_png((out / "renders" / (name + ".png")).string(), cmp);
         const int tw = std::min(cmp.width, 720);
         report.thumbnails.push_back(
@@ -188,22 +246,33 @@ void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
     m["evals"] = nlohmann::json::array();
     for (const EvalPoint& e : ck.evals)
         m["evals"].push_back({{"step", e.step}, {"psnr", e.psnr}, {"ssim", e.ssim}});
-    write_file_atomic((out / "metrics.json").string(), m.dump(2) + "\n");
+    result.metrics_json = m.dump(2) + "\n";
+    write_file_atomic((out / "metrics.json").string(), result.metrics_json);
 
-    report.title = fmt::format("radiant — {}", fs::path(c.data).filename().string());
-    report.summary = {{"dataset", c.data},
-                      {"backend", backend.name()},
-                      {"steps", std::to_string(ck.step)},
-                      {"Gaussians", std::to_string(backend.size())},
-                      {"training time", format_duration(ck.seconds)},
-                      {eval_is_test ? "test PSNR" : "train-view PSNR", fmt::format("{:.2f} dB", ev.psnr)},
-                      {eval_is_test ? "test SSIM" : "train-view SSIM", fmt::format("{:.4f}", ev.ssim)},
-                      {"strategy", c.strategy}};
+    report.title = fmt::format("radiant — {}", dataset_title(c.data));
+    const Camera& cam = ds.views.front().camera;
+    report.summary = {
+        {"dataset", fmt::format("{} ({})", c.data, ds.format)},
+        {"images", fmt::format("{}x{}{}, {} train / {} test views", cam.width, cam.height,
+                               ds.scale < 1 ? fmt::format(" (1/{:.3g} of the stored size)", 1 / ds.scale)
+                                            : std::string(),
+                               ds.train_count(), ds.test_count())},
+        {"backend", backend.name()},
+        {"steps", std::to_string(ck.step)},
+        {"Gaussians", std::to_string(backend.size())},
+        {"training time", format_duration(ck.seconds)},
+        {eval_is_test ? "test PSNR" : "train-view PSNR", fmt::format("{:.2f} dB", ev.psnr)},
+        {eval_is_test ? "test SSIM" : "train-view SSIM", fmt::format("{:.4f}", ev.ssim)},
+        {"strategy", c.strategy}};
     report.history = ck.history;
     report.evals = ck.evals;
     report.views = ev.views;
     result.report_path = (out / "report.html").string();
     write_file_atomic(result.report_path, report_html(report));
+    for (const char* f : {"metrics.json", "report.html", "config.json", "checkpoint.bin"})
+        result.outputs.push_back((out / f).string());
+    result.outputs.push_back(
+        fmt::format("{}/ ({} comparison images)", (out / "renders").string(), eval_ids.size()));
 }
 
 // An allocation failed or the budget refused one mid-run: what happened, where, and what to change.
@@ -221,28 +290,26 @@ std::string out_of_memory_advice(const std::string& what, long step, std::size_t
 }  // namespace
 
 void install_interrupt_handler() {
-    std::signal(SIGINT, on_sigint);
+    g_interrupted = false;
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);  // what cluster schedulers send before they kill
 }
 
-TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& hooks) {
-    TrainConfig c = config_in;
-    const fs::path out(c.output);
-    Checkpoint ck;
-    const std::string ck_path = (out / "checkpoint.bin").string();
-    if (resume) {
-        ck = read_checkpoint(ck_path);
-        c = config_from_json(ck.config_json, ck_path, runs_before_issue_18(ck.config_json));
-        log_info("resuming {} from step {}", c.output, ck.step);
-    }
+namespace {
+
+// A new run (resume = false) or a resumed one, from its checkpoint. Everything is checked and loaded
+// before the first file is written, so a run that cannot start leaves the folder as it was.
+TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainHooks& hooks) {
     validate(c);
-    fs::create_directories(out);
-    write_file_atomic((out / "config.json").string(), config_to_json(c));
-    ck.config_json = config_to_json(c);
+    const fs::path out(c.output);
+    const std::string ck_path = (out / "checkpoint.bin").string();
+    if (!resume) refuse_to_replace_a_run(out, c.overwrite);
+    throw_if_interrupted("before training started");
 
     const Dataset ds = open_dataset(c.data, dataset_options(c));
     log_info("{}: {} ({} train, {} test views, {}x{})", c.data, ds.format, ds.train_count(), ds.test_count(),
              ds.views.front().camera.width, ds.views.front().camera.height);
-    std::vector<TargetImage> images = load_images(ds);
+    std::vector<TargetImage> images = load_images(ds, 0, [] { return g_interrupted.load(); });
     if (hooks.on_images) hooks.on_images(images);
     std::vector<std::size_t> train_ids, test_ids;
     for (std::size_t i = 0; i < ds.views.size(); ++i) (ds.views[i].test ? test_ids : train_ids).push_back(i);
@@ -279,6 +346,12 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
         s.stats.reset(s.params.size());
         backend->load(s);
     }
+    throw_if_interrupted("while initialising");
+    // Everything is in place: only now is the folder written.
+    if (!resume && c.overwrite) clear_run(out);
+    fs::create_directories(out);
+    write_file_atomic((out / "config.json").string(), config_to_json(c));
+    ck.config_json = config_to_json(c);
     log_info("training {} Gaussians for {} steps on the {} backend ({} strategy)", backend->size(), c.steps,
              backend->name(), c.strategy);
 
@@ -307,11 +380,10 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
     const auto t0 = std::chrono::steady_clock::now();
     const double seconds_before = ck.seconds;
     const long first_step = ck.step + 1;
-    double loss_sum = 0, psnr_sum = 0, eval_seconds = 0;
+    double loss_sum = 0, psnr_sum = 0, eval_seconds = 0, recent_loss = 0, recent_psnr = 0;
     long period_steps = 0;
     std::uniform_real_distribution<double> uni(0.0, 1.0);
     const double fixed_bg = c.white_background ? 1.0 : 0.0;
-    g_interrupted = false;
     long guard_warned_at = -1;
     std::size_t bad_grads = 0, rejected = 0;
     DivergenceWatch watch(DivergenceRule{50, 2.0, c.diverge_patience});
@@ -434,8 +506,12 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
                 period_steps = 0;
             }
             const double rate = double(step - first_step + 1) / std::max(elapsed - seconds_before, 1e-9);
-            progress.update(step, ck.history.empty() ? st.loss : ck.history.back().loss,
-                            ck.history.empty() ? st.psnr : ck.history.back().psnr, backend->size(), rate);
+            // The line shows where training is now: a short running mean (about 20 steps), not the last
+            // log period's average.
+            const bool first = step == first_step;
+            recent_loss = first ? st.loss : 0.95 * recent_loss + 0.05 * st.loss;
+            recent_psnr = first ? st.psnr : 0.95 * recent_psnr + 0.05 * st.psnr;
+            progress.update(step, recent_loss, recent_psnr, backend->size(), rate);
             if (c.eval_every > 0 && step % c.eval_every == 0 && step != c.steps) {
                 const auto e0 = std::chrono::steady_clock::now();
                 const Evaluation ev =
@@ -475,35 +551,109 @@ TrainResult train(const TrainConfig& config_in, bool resume, const TrainHooks& h
     return result;
 }
 
-TrainResult evaluate_model(const std::string& model_dir, const std::string& data_dir,
+}  // namespace
+
+TrainResult train(const TrainConfig& config, const TrainHooks& hooks) {
+    return run_training(config, Checkpoint{}, false, hooks);
+}
+
+TrainResult resume(const std::string& run_dir, const ResumeChanges& changes, const TrainHooks& hooks) {
+    const std::string ck_path = (fs::path(run_dir) / "checkpoint.bin").string();
+    std::error_code ec;
+    if (!fs::is_directory(run_dir, ec)) throw IoError(run_dir, "does not exist: no run to resume");
+    if (!fs::exists(ck_path, ec))
+        throw IoError(ck_path,
+                      "does not exist: nothing to resume (a run writes it at its first checkpoint, "
+                      "on Ctrl-C and at the end)");
+    Checkpoint ck = read_checkpoint(ck_path);
+    TrainConfig c = config_from_json(ck.config_json, ck_path, runs_before_issue_18(ck.config_json));
+    // The folder named is the run, wherever it was first written (a copied or moved run resumes in place).
+    c.output = run_dir;
+    if (changes.steps) {
+        if (*changes.steps < ck.step)
+            throw Error(fmt::format("{} is at step {}: --steps {} would end it before where it is", run_dir,
+                                    ck.step, *changes.steps));
+        if (*changes.steps > c.steps)
+            log_info("extending {} from {} to {} steps", run_dir, c.steps, *changes.steps);
+        c.steps = *changes.steps;
+    }
+    if (changes.data) c.data = *changes.data;
+    if (changes.backend) c.backend = *changes.backend;
+    if (changes.eval_every) c.eval_every = *changes.eval_every;
+    if (changes.checkpoint_every) c.checkpoint_every = *changes.checkpoint_every;
+    if (changes.log_every) c.log_every = *changes.log_every;
+    log_info("resuming {} from step {}", run_dir, ck.step);
+    return run_training(c, std::move(ck), true, hooks);
+}
+
+TrainResult evaluate_model(const std::string& model, const std::string& data_dir,
                            const std::string& backend_name, std::optional<Undistort> undistort) {
-    const fs::path dir(model_dir);
-    const std::string config_text = read_file((dir / "config.json").string());
-    TrainConfig c =
-        config_from_json(config_text, (dir / "config.json").string(), runs_before_issue_18(config_text));
+    const fs::path path(model);
+    std::error_code ec;
+    if (!fs::exists(path, ec)) throw IoError(model, "does not exist");
+    // A run folder brings its settings and scene; a scene file (.ply, .spz, .splat, .compressed.ply) is
+    // scored with the defaults on the dataset named.
+    const bool run_folder = fs::is_directory(path, ec);
+    TrainConfig c;
+    std::string scene_path = model;
+    if (run_folder) {
+        const std::string config_path = (path / "config.json").string();
+        if (!fs::exists(config_path, ec))
+            throw IoError(config_path,
+                          "does not exist: not a training output folder (give a scene file and --data)");
+        const std::string config_text = read_file(config_path);
+        c = config_from_json(config_text, config_path, runs_before_issue_18(config_text));
+        scene_path = (path / "scene.ply").string();
+    } else {
+        scene_format_from_path(model);  // an IoError for anything that is no scene file
+        if (data_dir.empty())
+            throw Error(
+                fmt::format("{} is a scene file: name the dataset to score it on with --data", model));
+        c.eval = true;
+    }
     if (!data_dir.empty()) c.data = data_dir;
     if (undistort) c.undistort = *undistort;
-    const Dataset ds = open_dataset(c.data, dataset_options(c));
-    const std::vector<TargetImage> images = load_images(ds);
+    std::unique_ptr<Backend> backend = make_backend(backend_name);  // a bad name fails before any loading
+    Dataset scored = open_dataset(c.data, dataset_options(c));
+    if (!run_folder && scored.format == "nerf-synthetic" && !c.white_background) {
+        c.white_background = true;  // NeRF-synthetic's RGBA photos are composited over white, as they train
+        scored = open_dataset(c.data, dataset_options(c));
+    }
+    const std::vector<TargetImage> images = load_images(scored);
     std::vector<std::size_t> ids;
-    for (std::size_t i = 0; i < ds.views.size(); ++i)
-        if (ds.views[i].test) ids.push_back(i);
+    for (std::size_t i = 0; i < scored.views.size(); ++i)
+        if (scored.views[i].test) ids.push_back(i);
     const bool has_test = !ids.empty();
     if (!has_test)
-        for (std::size_t i = 0; i < ds.views.size(); i += 8) ids.push_back(i);
-    std::unique_ptr<Backend> backend = make_backend(backend_name);
+        for (std::size_t i = 0; i < scored.views.size(); i += 8) ids.push_back(i);
     backend->set_images(images);
     TrainState s;
-    s.params = read_ply((dir / "scene.ply").string());
+    s.params = read_scene(scene_path);
     s.adam.reset_like(s.params);
     s.stats.reset(s.params.size());
     backend->load(s);
-    const Evaluation ev = evaluate(*backend, ds, ids, eval_settings(c, s.params.sh_degree), false);
+    const Evaluation ev = evaluate(*backend, scored, ids, eval_settings(c, s.params.sh_degree), false);
     TrainResult r;
     r.test_psnr = ev.psnr;
     r.test_ssim = ev.ssim;
     r.views = ev.views;
     r.gaussians = backend->size();
+    nlohmann::json j;
+    j["model"] = model;
+    j["data"] = c.data;
+    j["views"] = has_test ? "test" : "train (no test split: every 8th view)";
+    j["psnr"] = ev.psnr;
+    j["ssim"] = ev.ssim;
+    j["gaussians"] = r.gaussians;
+    j["backend"] = backend->name();
+    j["undistort"] = to_string(c.undistort);
+    j["per_view"] = nlohmann::json::array();
+    for (const ViewMetrics& v : ev.views)
+        j["per_view"].push_back({{"name", v.name}, {"psnr", v.psnr}, {"ssim", v.ssim}});
+    r.metrics_json = j.dump(2) + "\n";
+    const fs::path out = (run_folder ? path : path.parent_path()) / "eval.json";
+    write_file_atomic(out.string(), r.metrics_json);
+    r.outputs = {out.string()};
     return r;
 }
 

@@ -433,7 +433,7 @@ TEST(CudaTraining, NonFiniteGaussiansAreRemoved) {
         s.params.sh[std::size_t(s.params.sh_coeffs()) * 3 * 12 + 2] = INFINITY;
         b.load(s);
     };
-    const TrainResult r = train(c, false, inject);
+    const TrainResult r = train(c, inject);
     EXPECT_EQ(r.gaussians, clean.gaussians - 2);
     EXPECT_NEAR(r.test_psnr, clean.test_psnr, 0.5);  // two of 1000 Gaussians lost, nothing else
     const Scene s = read_checkpoint((dir / "faulty/checkpoint.bin").string()).state.params;

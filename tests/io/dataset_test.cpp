@@ -185,7 +185,7 @@ TEST(Dataset, BadInput) {
         test::TempDir dir;
         expect_error(dir.str(), "no dataset found");
     }
-    expect_error("/nonexistent/dataset", "not a dataset folder");
+    expect_error("/nonexistent/dataset", "does not exist");
 }
 
 TEST(Images, ResizeAreaAveragesExactly) {

@@ -189,5 +189,33 @@ TEST(SceneFormats, ReadAndWriteByExtension) {
     EXPECT_THROW(scene_format_from_path("scene.ksplat"), IoError);
 }
 
+// Issue 19 item 4: a value a format cannot hold writes nothing and names the Gaussian; what a format clamps
+// by design is counted.
+TEST(SceneFormats, ValuesAFormatCannotHoldWriteNothing) {
+    test::TempDir dir;
+    Scene s = sample(1, 40);
+    s.log_scales[3 * 17 + 1] = 100;  // e^100 overflows .splat's float32 scales
+    const std::string splat = (dir / "a.splat").string();
+    try {
+        write_scene(splat, s);
+        ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("Gaussian 17: log-scale 100"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(std::filesystem::exists(splat));
+    // SPZ and compressed PLY clamp log-scales by design: written, with the count.
+    const FormatFit spz = write_scene((dir / "a.spz").string(), s);
+    EXPECT_EQ(spz.clamped, 1u);
+    EXPECT_NE(spz.what.find("[-10, 5.94]"), std::string::npos);
+    EXPECT_EQ(write_scene((dir / "a.compressed.ply").string(), s).clamped, 1u);
+    EXPECT_EQ(write_scene((dir / "a.ply").string(), s).clamped, 0u);
+    // A position SPZ's fixed point cannot reach.
+    s.log_scales[3 * 17 + 1] = 0;
+    s.means[3 * 5] = 3000;
+    const std::string far = (dir / "far.spz").string();
+    EXPECT_THROW(write_scene(far, s), Error);
+    EXPECT_FALSE(std::filesystem::exists(far));
+}
+
 }  // namespace
 }  // namespace radiant

@@ -109,7 +109,7 @@ TEST(DistortedCapture, EwaTrainsAsWellAsThroughAnIdealLensAndNeedsTheMask) {
         }
     };
     sharp.output = (dir / "unmasked_run").string();
-    const TrainResult unmasked_run = train(sharp, false, drop_masks);
+    const TrainResult unmasked_run = train(sharp, drop_masks);
     // Every model scored alike: on the ideal lens's test photos, over the pixels the distorted lens saw.
     const std::vector<double> lens = d.distortion;
     auto score = [&](const char* run_dir) {

@@ -49,13 +49,11 @@ TEST(Trainer, ResumeEqualsAnUninterruptedRun) {
     const TrainConfig part = small_run(dir, "part");
     TrainHooks stop_at_70;  // after densification and an opacity reset
     stop_at_70.after_step = [](long step) { return step < 70; };
-    const TrainResult b = train(part, false, stop_at_70);
+    const TrainResult b = train(part, stop_at_70);
     ASSERT_TRUE(b.interrupted);
     EXPECT_EQ(b.steps, 70);
     EXPECT_FALSE(std::filesystem::exists(dir / "part/scene.ply"));
-    TrainConfig resume;
-    resume.output = part.output;
-    const TrainResult c = train(resume, true);
+    const TrainResult c = resume(part.output);
     ASSERT_FALSE(c.interrupted);
     EXPECT_EQ(read_file((dir / "full/scene.ply").string()), read_file((dir / "part/scene.ply").string()));
     EXPECT_DOUBLE_EQ(a.test_psnr, c.test_psnr);
@@ -73,7 +71,7 @@ TEST(Trainer, ShortRunLearnsAndWritesEveryOutput) {
     EXPECT_GT(r.test_psnr, 20.0);  // the floor a working trainer clears easily on this scene
     for (const char* f : {"scene.ply", "config.json", "metrics.json", "report.html", "checkpoint.bin"})
         EXPECT_TRUE(std::filesystem::exists(dir / ("out/" + std::string(f)))) << f;
-    EXPECT_TRUE(std::filesystem::exists(dir / "out/renders/r_000.png"));
+    EXPECT_TRUE(std::filesystem::exists(dir / "out/renders/test_r_000.png"));
     const Scene s = read_ply((dir / "out/scene.ply").string());
     EXPECT_EQ(s.size(), r.gaussians);
     EXPECT_EQ(s.sh_degree, 1);
@@ -121,7 +119,7 @@ TEST(Trainer, GaussiansMadeNonFiniteAreRemovedAndTheRunCompletes) {
     set_log_sink([&](LogLevel level, std::string_view m) {
         if (level == LogLevel::warn) warnings.emplace_back(m);
     });
-    const TrainResult faulty = train(c, false, inject);
+    const TrainResult faulty = train(c, inject);
     set_log_sink(nullptr);
 
     EXPECT_EQ(faulty.gaussians, clean.gaussians - 4);
@@ -167,7 +165,7 @@ TEST(Trainer, OutOfMemoryMidRunNamesTheStepAndWhatToChange) {
         if (step == 50) throw OutOfMemory("GPU out of memory allocating 2.00 GiB");
     };
     try {
-        train(c, false, fail);
+        train(c, fail);
         ADD_FAILURE() << "no error";
     } catch (const OutOfMemory& e) {
         const std::string m = e.what();
@@ -213,7 +211,7 @@ TEST(Trainer, ADivergingLossStopsTheRunWithoutOutputs) {
         b.load(s);
     };
     try {
-        train(c, false, inject);
+        train(c, inject);
         ADD_FAILURE() << "no error";
     } catch (const Error& e) {
         const std::string m = e.what();

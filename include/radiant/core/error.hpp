@@ -31,6 +31,12 @@ class OutOfMemory : public Error {
     using Error::Error;
 };
 
+// The user asked the work to stop (Ctrl-C, SIGTERM) before it had anything to save.
+class Interrupted : public Error {
+  public:
+    using Error::Error;
+};
+
 // "1.23 GiB", "512.0 MiB": sizes in messages.
 std::string format_bytes(std::size_t bytes);
 

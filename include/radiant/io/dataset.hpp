@@ -5,6 +5,7 @@
 // and caches 8-bit RGB with the masks of the pixels that must neither train nor score.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -78,8 +79,10 @@ Dataset open_dataset(const std::string& dir, const DatasetOptions& options = {})
 // Decoded images with their masks, one per view, in parallel with a progress line. Throws IoError for a
 // file that is not an image, whose size disagrees with its camera, a mask of the wrong size or one that
 // excludes every pixel, and OutOfMemory (suggesting a downscale) before decoding anything when the set
-// would not fit in `memory_limit` bytes (0: the host's available memory).
-std::vector<TargetImage> load_images(const Dataset& dataset, std::size_t memory_limit = 0);
+// would not fit in `memory_limit` bytes (0: the host's available memory). When `cancelled` returns true
+// (asked before each image), the images left are skipped and Interrupted is thrown.
+std::vector<TargetImage> load_images(const Dataset& dataset, std::size_t memory_limit = 0,
+                                     const std::function<bool()>& cancelled = {});
 
 // The point nearest to every camera's optical axis in the least-squares sense: where a capture looks. Axes
 // that are nearly parallel (a forward-facing capture), or a point behind most cameras (cameras looking

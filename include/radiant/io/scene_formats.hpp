@@ -14,6 +14,7 @@
 //                     v4 a plain 32-byte header, a table of contents and one zstd stream per attribute.
 //                     Coordinates are stored as they are (no axis flip), as splat-transform does.
 // Readers throw IoError naming the file for anything malformed; writers return the bytes.
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -36,9 +37,23 @@ Scene decode_compressed_ply(std::string_view bytes, const std::string& name);
 std::string encode_spz(const Scene& scene, int version = 4);  // writes v4 (zstd) or v2/v3 (gzip)
 Scene decode_spz(std::string_view bytes, const std::string& name);
 
-// Any of the formats, by extension (a PLY is told from a compressed PLY by its elements).
+// What a format can hold of a scene. A value it cannot store at all is an Error naming the Gaussian and
+// the format's limit (.splat's linear float32 scales: log-scales in [−87, 88]; SPZ's 24-bit positions with
+// 12 fractional bits: |coordinate| < 2048). Values a format clamps by design — SPZ's log-scales to
+// [−10, 5.94], compressed PLY's to [−20, 20] — are counted for a warning.
+struct FormatFit {
+    std::size_t clamped = 0;  // values the format will clamp
+    std::string what;         // which, for the warning: "log-scales outside [−10, 5.94]"
+};
+FormatFit check_format_fit(const Scene& scene, SceneFormat format);
+
+// A scene file's format: by extension (any case), a PLY told from a compressed PLY by its elements.
+SceneFormat scene_file_format(const std::string& path);
+// Any of the formats; a file holding no Gaussians is an IoError.
 Scene read_scene(const std::string& path);
-void write_scene(const std::string& path, const Scene& scene);  // atomic
+// Atomic, and only once check_format_fit passed: a scene a format cannot hold writes nothing. Returns the
+// fit (what was clamped).
+FormatFit write_scene(const std::string& path, const Scene& scene);
 
 // What a lossy format changed: the largest position error (world units), the largest colour error (the DC
 // colour 0.5 + C0·DC on a 0–1 scale), the largest opacity error and the largest SH-rest error over matching

@@ -43,6 +43,9 @@ struct TrainConfig {
     double memory_budget_gib = 0;
     // Formats written next to OUT/scene.ply at the end, comma-separated: spz, splat, compressed.ply.
     std::string export_formats;
+    // Not a setting of the run but of this invocation (never in config.json): replace a run already in
+    // `output` (its outputs are removed first) instead of refusing to.
+    bool overwrite = false;
     RenderSettings render;
     LrConfig lr;
     AdcConfig adc;

@@ -20,6 +20,8 @@ struct TrainResult {
     double seconds = 0;
     std::string report_path;
     std::vector<ViewMetrics> views;
+    std::vector<std::string> outputs;  // the files and folders the run wrote, for the user
+    std::string metrics_json;          // what metrics.json holds
 };
 
 class Backend;
@@ -34,16 +36,31 @@ struct TrainHooks {
     std::function<bool(long step)> after_step;
 };
 
-// resume: continue from OUT/checkpoint.bin with the settings stored in it.
-TrainResult train(const TrainConfig& config, bool resume = false, const TrainHooks& hooks = {});
+// A new run in config.output. Refused (before anything is written) when the folder holds a run, unless
+// config.overwrite; everything is checked and loaded before the folder is written.
+TrainResult train(const TrainConfig& config, const TrainHooks& hooks = {});
 
-// Re-evaluates a saved model (OUT/scene.ply with OUT/config.json) on a dataset's test views; `undistort`
-// other than the run's scores an `ewa` model on the other mode's views (a mask-trained model on the
-// crop's pixels, say, to compare the two on the same pixels).
-TrainResult evaluate_model(const std::string& model_dir, const std::string& data_dir,
-                           const std::string& backend, std::optional<Undistort> undistort = std::nullopt);
+// What a resumed run may change; everything else keeps the run's settings.
+struct ResumeChanges {
+    std::optional<long> steps;  // more steps extend the run; fewer than it has done are refused
+    std::optional<std::string> data, backend;  // the dataset moved; another device
+    std::optional<long> eval_every, checkpoint_every, log_every;
+};
 
-// Ctrl-C handling for `radiant train`: SIGINT asks the running loop to checkpoint and stop.
+// Continues the run in `run_dir` (the folder named, wherever it was first written) from its checkpoint.
+TrainResult resume(const std::string& run_dir, const ResumeChanges& changes = {},
+                   const TrainHooks& hooks = {});
+
+// Scores a saved model on a dataset's test views (every 8th view without a split): a run folder (its
+// scene.ply with its config.json, on its own dataset unless `data_dir` names another) or a scene file of any
+// format (.ply, .spz, .splat, .compressed.ply; `data_dir` required, default settings). `undistort` other
+// than the run's scores an `ewa` model on the other mode's views (a mask-trained model on crop's pixels,
+// say). Writes eval.json beside the model (in the run folder, or the scene file's folder).
+TrainResult evaluate_model(const std::string& model, const std::string& data_dir, const std::string& backend,
+                           std::optional<Undistort> undistort = std::nullopt);
+
+// Ctrl-C and SIGTERM for `radiant train`: at any moment they end the run promptly, with a checkpoint when
+// there is a step to save (an Interrupted error before that, with nothing written).
 void install_interrupt_handler();
 
 }  // namespace radiant
