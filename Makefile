@@ -19,12 +19,17 @@ ASAN_BUILD   ?= build-asan
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := fuzz_ply fuzz_colmap_bin fuzz_colmap_txt fuzz_json fuzz_image fuzz_scene_formats
 
-.PHONY: all deps configure build test test-cpu test-asan test-gpu test-viewer fuzz demo format clean
+.PHONY: all deps configure build test test-cpu test-asan test-gpu test-viewer test-viewer-ran fuzz demo format clean
 
 all: build
 
+# CI also installs Chromium, Node and the pinned npm packages: the browser (viewer) tests run there, never
+# skipped.
+ifeq ($(CI),true)
+  DEPS_ARGS := --viewer
+endif
 deps:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh $(DEPS_ARGS)
 
 configure: deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_ARGS)
@@ -35,7 +40,7 @@ build: configure
 # The whole CPU suite; tests labelled `gpu` need a CUDA device (see test-gpu). CI also runs the suite
 # under ASan + UBSan and every fuzzer for FUZZ_SECONDS.
 ifeq ($(CI),true)
-test: test-cpu test-asan fuzz
+test: test-cpu test-viewer-ran test-asan fuzz
 else
 test: test-cpu
 endif
@@ -60,6 +65,11 @@ fuzz: deps
 	  -DRADIANT_CUDA=OFF -DRADIANT_STATIC_DEPS=OFF -DRADIANT_FUZZ=ON -DBUILD_TESTING=OFF
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGETS)
 	JOBS=$(JOBS) scripts/run-fuzzers.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# CI: the browser tests must have run, not skipped for want of Chromium or the npm packages.
+test-viewer-ran: build
+	@ctest --test-dir $(BUILD) -L viewer --output-on-failure | tee $(BUILD)/viewer-tests.log
+	@! grep -q "Skipped" $(BUILD)/viewer-tests.log || (echo "viewer tests skipped in CI"; exit 1)
 
 test-gpu: build
 	ctest --test-dir $(BUILD) -L gpu --output-on-failure

@@ -174,8 +174,7 @@ void add_train_command(CLI::App& app) {
     ev->add_option("--undistort", *eval_undistort,
                    "score an ewa model on the views of this undistortion (default: the run's own), e.g. a "
                    "mask-trained model on crop's pixels")
-        ->transform(CLI::CheckedTransformer(
-            std::map<std::string, Undistort>{{"mask", Undistort::mask}, {"crop", Undistort::crop}}));
+        ->transform(CLI::CheckedTransformer(undistort_names()));
     ev->callback([e, eval_undistort, ev] {
         const std::optional<Undistort> u =
             ev->count("--undistort") ? std::optional<Undistort>(*eval_undistort) : std::nullopt;

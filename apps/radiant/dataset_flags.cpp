@@ -4,6 +4,11 @@
 
 namespace radiant::app {
 
+const std::map<std::string, Undistort>& undistort_names() {
+    static const std::map<std::string, Undistort> names{{"mask", Undistort::mask}, {"crop", Undistort::crop}};
+    return names;
+}
+
 void add_dataset_flags(CLI::App* cmd, const DatasetFlags& f) {
     cmd->add_option(
            "--downscale", *f.downscale,
@@ -16,8 +21,7 @@ void add_dataset_flags(CLI::App* cmd, const DatasetFlags& f) {
            "ewa on distorted photos: mask (same intrinsics; pixels the lens did not see neither train "
            "nor score) or crop (OpenCV's alpha = 0 camera: the valid rectangle fills the image, as "
            "gsplat)")
-        ->transform(CLI::CheckedTransformer(
-            std::map<std::string, Undistort>{{"mask", Undistort::mask}, {"crop", Undistort::crop}}))
+        ->transform(CLI::CheckedTransformer(undistort_names()))
         ->capture_default_str();
     cmd->add_option(
            "--resample", *f.resample,

@@ -280,9 +280,7 @@ void choose_render_cameras(Dataset& ds) {
         if (ds.options.undistort == Undistort::none || v.camera.model == CameraModel::pinhole) continue;
         if (ds.options.undistort == Undistort::crop) {
             const Camera& c = v.source_camera;
-            std::vector<double> key{double(c.width), double(c.height), c.fx, c.fy, c.cx, c.cy,
-                                    double(c.model)};
-            key.insert(key.end(), c.distortion.begin(), c.distortion.end());
+            const std::vector<double> key = lens_key(c);
             auto it = crops.find(key);
             if (it == crops.end()) it = crops.emplace(key, crop_camera(c, v.image_path)).first;
             v.camera.fx = it->second.fx;

@@ -75,11 +75,11 @@ class UndistortMaps {
     }
 
   private:
+    // The lens and the pinhole it is undistorted to.
     static std::vector<double> key(const DatasetView& v) {
-        const Camera &s = v.source_camera, &p = v.camera;
-        std::vector<double> k{double(s.width), double(s.height), s.fx, s.fy, s.cx, s.cy, double(s.model),
-                              double(p.width), double(p.height), p.fx, p.fy, p.cx, p.cy};
-        k.insert(k.end(), s.distortion.begin(), s.distortion.end());
+        std::vector<double> k = lens_key(v.source_camera);
+        const std::vector<double> out = lens_key(v.camera);
+        k.insert(k.end(), out.begin(), out.end());
         return k;
     }
     std::mutex mutex_;

@@ -41,6 +41,12 @@ Taps taps(float sx, float sy, int w, int h, Resample r) {
 
 }  // namespace
 
+std::vector<double> lens_key(const Camera& c) {
+    std::vector<double> k{double(c.width), double(c.height), c.fx, c.fy, c.cx, c.cy, double(c.model)};
+    k.insert(k.end(), c.distortion.begin(), c.distortion.end());
+    return k;
+}
+
 UndistortMap make_undistort_map(const Camera& distorted, const Camera& pinhole) {
     UndistortMap m;
     m.pinhole = pinhole;

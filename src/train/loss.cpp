@@ -132,7 +132,7 @@ void check_same(const Image<T>& a, const Image<T>& b, const Image<std::uint8_t>*
 template <class T>
 double counted_values(const Image<T>& a, const Image<std::uint8_t>* mask) {
     std::size_t pixels = a.pixels();
-    if (mask) pixels = std::size_t(std::count(mask->data.begin(), mask->data.end(), kMaskValid));
+    if (mask) pixels = valid_count(*mask);
     RADIANT_CHECK(pixels > 0, "the mask leaves no pixel to compare");
     return double(pixels) * double(a.channels);
 }

@@ -44,7 +44,7 @@ void throw_if_interrupted(const char* when) {
 // What a run leaves in its folder (besides renders/): --force clears them before a new run there.
 constexpr const char* kRunFiles[] = {"scene.ply",   "scene.spz",    "scene.splat", "scene.compressed.ply",
                                      "config.json", "metrics.json", "report.html", "checkpoint.bin",
-                                     "eval.json",   "cameras.json"};
+                                     "eval.json"};
 
 // A new run into a folder that holds one would replace it: refused unless asked for (`overwrite`).
 void refuse_to_replace_a_run(const fs::path& out, bool overwrite) {

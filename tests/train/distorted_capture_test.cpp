@@ -60,10 +60,7 @@ double psnr_where_the_lens_saw(const std::filesystem::path& ideal, const std::fi
         Camera distorted = ds.views[v].camera;
         distorted.model = CameraModel::opencv;
         distorted.distortion = lens;
-        const UndistortMap map = make_undistort_map(distorted);
-        Image<std::uint8_t> mask(distorted.width, distorted.height, 1);
-        for (std::size_t p = 0; p < map.valid.size(); ++p)
-            mask.data[p] = map.valid[p] ? kMaskValid : kMaskInvalid;
+        const Image<std::uint8_t> mask = undistort_mask(make_undistort_map(distorted), {});
         sum += psnr(cpu::render_forward(scene, ds.views[v].camera, s).rgb, to_float(images[v].rgb), &mask);
         ++n;
     }

@@ -27,6 +27,13 @@ struct Image {
 // Mask values: a pixel counts (trains and scores) where its mask is kMaskValid.
 inline constexpr std::uint8_t kMaskValid = 255, kMaskInvalid = 0;
 
+// How many pixels of a mask count.
+inline std::size_t valid_count(const Image<std::uint8_t>& mask) {
+    std::size_t n = 0;
+    for (std::uint8_t m : mask.data) n += m == kMaskValid;
+    return n;
+}
+
 // A photo as training sees it: 8-bit RGB [H, W, 3] and, when some pixels must neither train nor score
 // (no source after undistortion, masked by the user, transparent), a mask [H, W, 1] of kMaskValid /
 // kMaskInvalid. An empty mask: every pixel counts.
@@ -34,12 +41,7 @@ struct TargetImage {
     Image<std::uint8_t> rgb;
     Image<std::uint8_t> mask;
 
-    std::size_t valid_pixels() const {
-        if (mask.data.empty()) return rgb.pixels();
-        std::size_t n = 0;
-        for (std::uint8_t m : mask.data) n += m == kMaskValid;
-        return n;
-    }
+    std::size_t valid_pixels() const { return mask.data.empty() ? rgb.pixels() : valid_count(mask); }
 };
 
 }  // namespace radiant

@@ -33,6 +33,10 @@ struct UndistortMap {
     std::size_t invalid_pixels = 0;
 };
 
+// A camera's size, intrinsics, model and coefficients (not its pose): what undistortion depends on, as a
+// map key for the work done once per lens.
+std::vector<double> lens_key(const Camera& camera);
+
 // `pinhole` (no distortion; any intrinsics and size) sampled from photos taken by `distorted`.
 UndistortMap make_undistort_map(const Camera& distorted, const Camera& pinhole);
 // The pinhole with the distorted camera's own intrinsics and size.
