@@ -1,5 +1,5 @@
 // `radiant view SCENE -o DIR`: a viewer page for a scene — index.html, the scene, and the Spark and three.js
-// modules next to it (viewer/node_modules, from scripts/install-deps.sh --viewer) — served from 127.0.0.1.
+// modules next to it (built into radiant: viewer_assets.hpp) — served from 127.0.0.1.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include "radiant/io/file.hpp"
 #include "radiant/io/ply.hpp"
 #include "radiant/io/scene_formats.hpp"
+#include "viewer_assets.hpp"
 
 namespace radiant::app {
 namespace {
@@ -92,10 +93,29 @@ std::string html_escape(const std::string& s) {
     return out;
 }
 
-// The npm packages the page needs; RADIANT_VIEWER_MODULES overrides where they are.
-fs::path viewer_modules() {
-    if (const char* env = std::getenv("RADIANT_VIEWER_MODULES")) return env;
-    return fs::path(RADIANT_SOURCE_DIR) / "viewer" / "node_modules";
+// The page's modules into DIR/lib: the ones built into radiant, or, in a build without them, from
+// RADIANT_VIEWER_MODULES or this source tree's viewer/node_modules.
+void write_viewer_modules(const fs::path& lib) {
+    if (viewer_assets_embedded()) {
+        for (const ViewerAsset& a : viewer_assets()) {
+            fs::create_directories((lib / a.page).parent_path());
+            write_file_atomic((lib / a.page).string(), a.bytes);
+        }
+        return;
+    }
+    const char* env = std::getenv("RADIANT_VIEWER_MODULES");
+    const fs::path modules = env ? fs::path(env) : fs::path(RADIANT_SOURCE_DIR) / "viewer" / "node_modules";
+    for (const ViewerAsset& a : viewer_assets())
+        if (!fs::exists(modules / a.module))
+            throw Error(fmt::format(
+                "this radiant was built without the viewer's modules and {} is missing: install them with "
+                "scripts/install-deps.sh --viewer and build again (make build), which builds them into "
+                "radiant, or point RADIANT_VIEWER_MODULES at a node_modules folder that has them",
+                (modules / a.module).string()));
+    for (const ViewerAsset& a : viewer_assets()) {
+        fs::create_directories((lib / a.page).parent_path());
+        fs::copy_file(modules / a.module, lib / a.page, fs::copy_options::overwrite_existing);
+    }
 }
 
 }  // namespace
@@ -115,23 +135,8 @@ void add_view_command(CLI::App& app) {
     cmd->add_option("--background", a->background, "background colour r,g,b in [0, 1]")->expected(3);
     cmd->callback([a] {
         const Scene scene = read_scene(a->scene);
-        const fs::path out(a->output), modules = viewer_modules();
-        const std::pair<const char*, const char*> files[] = {
-            {"three/build/three.module.js", "three.module.js"},
-            {"three/build/three.core.js", "three.core.js"},
-            {"three/examples/jsm/controls/OrbitControls.js", "addons/controls/OrbitControls.js"},
-            {"three/examples/jsm/postprocessing/Pass.js", "addons/postprocessing/Pass.js"},
-            {"@sparkjsdev/spark/dist/spark.module.js", "spark.module.js"}};
-        for (const auto& [from, to] : files)
-            if (!fs::exists(modules / from))
-                throw Error(fmt::format(
-                    "{} is missing: install the viewer packages with scripts/install-deps.sh --viewer "
-                    "(or point RADIANT_VIEWER_MODULES at a node_modules folder that has them)",
-                    (modules / from).string()));
-        fs::create_directories(out / "lib" / "addons" / "controls");
-        fs::create_directories(out / "lib" / "addons" / "postprocessing");
-        for (const auto& [from, to] : files)
-            fs::copy_file(modules / from, out / "lib" / to, fs::copy_options::overwrite_existing);
+        const fs::path out(a->output);
+        write_viewer_modules(out / "lib");
         // The scene as Spark reads it: PLY, compressed PLY and .splat as they are; SPZ as v3 (gzip), the
         // version Spark detects by content.
         const SceneFormat format = scene_format_from_path(a->scene);

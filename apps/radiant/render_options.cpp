@@ -25,7 +25,7 @@ void add_render_options(CLI::App& cmd, RenderOptions& o) {
         ->capture_default_str();
     cmd.add_option("--shading", s.shading,
                    "ewa (what 3DGS viewers show) or ray (peak response along each pixel's ray, through the "
-                   "camera's lens distortion; CPU)")
+                   "camera's lens distortion)")
         ->transform(CLI::CheckedTransformer(
             std::map<std::string, Shading>{{"ewa", Shading::ewa}, {"ray", Shading::ray}}))
         ->capture_default_str();

@@ -7,36 +7,112 @@
 
 #include <fmt/format.h>
 
+#include "radiant/core/error.hpp"
 #include "radiant/core/log.hpp"
+#include "radiant/io/file.hpp"
 #include "radiant/io/image_io.hpp"
-#include "radiant/render/cpu/render_cpu.hpp"
 
 namespace radiant::app {
+namespace {
 
-std::string view_path(const std::string& out, std::size_t i, std::size_t n) {
-    if (n == 1) return out;
-    std::filesystem::path p(out);
-    std::string ext = p.has_extension() ? p.extension().string() : ".png";
-    return (p.parent_path() / fmt::format("{}_{:03d}{}", p.stem().string(), i, ext)).string();
+namespace fs = std::filesystem;
+
+bool names_a_folder(const std::string& out) {
+    std::error_code ec;
+    return fs::is_directory(out, ec) || out.ends_with('/') || !fs::path(out).has_extension();
 }
 
-std::vector<std::string> render_views(const Scene& scene, const std::vector<Camera>& cameras,
-                                      const RenderSettings& settings, const std::string& out) {
+// The turbo colour map (Google's polynomial fit): depth reads at a glance, near warm, far cool.
+std::array<double, 3> turbo(double x) {
+    x = std::clamp(x, 0.0, 1.0);
+    const double r =
+        0.13572138 +
+        x * (4.61539260 + x * (-42.66032258 + x * (132.13108234 + x * (-152.94239396 + x * 59.28637943))));
+    const double g =
+        0.09140261 +
+        x * (2.19418839 + x * (4.84296658 + x * (-14.18503333 + x * (4.27729857 + x * 2.82956604))));
+    const double b =
+        0.10667330 +
+        x * (12.64194608 + x * (-60.58204836 + x * (110.36276771 + x * (-89.90310912 + x * 27.34824973))));
+    return {r, g, b};
+}
+
+// Depth between the 1st and 99th percentile of the pixels hit, near → 1 (red), far → 0 (blue); black where
+// nothing was hit.
+Image<std::uint8_t> depth_picture(const Image<float>& depth, const Image<float>& alpha) {
+    std::vector<float> hit;
+    for (std::size_t i = 0; i < depth.data.size(); ++i)
+        if (alpha.data[i] > 0.5f && depth.data[i] > 0) hit.push_back(depth.data[i]);
+    Image<std::uint8_t> out(depth.width, depth.height, 3);
+    if (hit.empty()) return out;
+    std::sort(hit.begin(), hit.end());
+    const double lo = hit[hit.size() / 100], hi = hit[hit.size() - 1 - hit.size() / 100];
+    for (std::size_t i = 0; i < depth.data.size(); ++i) {
+        if (!(alpha.data[i] > 0.5f && depth.data[i] > 0)) continue;
+        const double x = hi > lo ? (hi - depth.data[i]) / (hi - lo) : 1.0;
+        const auto c = turbo(x);
+        for (int k = 0; k < 3; ++k)
+            out.data[3 * i + std::size_t(k)] =
+                std::uint8_t(std::lround(255 * std::clamp(c[std::size_t(k)], 0.0, 1.0)));
+    }
+    return out;
+}
+
+std::string with_suffix(const std::string& path, const std::string& suffix, const std::string& ext) {
+    const fs::path p(path);
+    return (p.parent_path() / (p.stem().string() + suffix + ext)).string();
+}
+
+}  // namespace
+
+std::vector<std::string> view_paths(const std::string& out, const std::vector<Camera>& cameras) {
+    std::vector<std::string> names;
+    for (const Camera& c : cameras) names.push_back(c.name);
+    const std::vector<std::string> stems = unique_file_stems(names);
     std::vector<std::string> paths;
+    if (names_a_folder(out)) {
+        for (const std::string& s : stems) paths.push_back((fs::path(out) / (s + ".png")).string());
+        return paths;
+    }
+    if (!is_image_extension(out))
+        throw Error(fmt::format("-o {}: write .png, .jpg or .jpeg images, or name a folder", out));
+    if (cameras.size() == 1) return {out};
+    const fs::path p(out);
+    for (const std::string& s : stems)
+        paths.push_back((p.parent_path() / (p.stem().string() + "_" + s + p.extension().string())).string());
+    return paths;
+}
+
+std::vector<std::string> render_views(Backend& backend, const std::vector<Camera>& cameras,
+                                      const RenderSettings& settings, const std::string& out,
+                                      const ViewOutputs& outputs) {
+    const std::vector<std::string> paths = view_paths(out, cameras);
+    std::vector<std::string> written;
     for (std::size_t i = 0; i < cameras.size(); ++i) {
         const auto t0 = std::chrono::steady_clock::now();
-        ForwardResult<float> fwd = cpu::render_forward(scene, cameras[i], settings);
+        const RenderLayers r = backend.render_layers(cameras[i], settings, outputs.depth);
         const double ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        std::string path = view_path(out, i, cameras.size());
-        if (auto dir = std::filesystem::path(path).parent_path(); !dir.empty())
-            std::filesystem::create_directories(dir);
-        write_png(path, to_u8(fwd.rgb));
-        log_info("wrote {} ({}x{}, {} tile pairs, {:.1f} ms)", path, cameras[i].width, cameras[i].height,
-                 fwd.lists.pairs(), ms);
-        paths.push_back(path);
+        const std::string& path = paths[i];
+        if (auto dir = fs::path(path).parent_path(); !dir.empty()) fs::create_directories(dir);
+        write_image(path, to_u8(r.rgb), outputs.jpeg_quality);
+        written.push_back(path);
+        std::string extra;
+        if (outputs.alpha) {
+            written.push_back(with_suffix(path, "_alpha", ".png"));
+            write_png(written.back(), to_u8(r.alpha));
+            extra += ", alpha";
+        }
+        if (outputs.depth) {
+            written.push_back(with_suffix(path, "_depth", ".png"));
+            write_png(written.back(), depth_picture(r.depth, r.alpha));
+            written.push_back(with_suffix(path, "_depth", ".npy"));
+            write_npy(written.back(), r.depth);
+            extra += ", depth";
+        }
+        log_info("wrote {} ({}x{}{}, {:.1f} ms)", path, cameras[i].width, cameras[i].height, extra, ms);
     }
-    return paths;
+    return written;
 }
 
 std::vector<Camera> framing_orbit(const Scene& scene, int views, double elevation_deg, Vec3<double> up,
@@ -57,7 +133,9 @@ std::vector<Camera> framing_orbit(const Scene& scene, int views, double elevatio
     }
     const double half_fov = 0.5 * fov_y_deg * 3.14159265358979 / 180.0;
     const double radius = 1.1 * r90 / std::sin(half_fov);
-    return orbit(centre, radius, elevation_deg, views, up, fov_y_deg, width, height);
+    std::vector<Camera> cams = orbit(centre, radius, elevation_deg, views, up, fov_y_deg, width, height);
+    for (std::size_t i = 0; i < cams.size(); ++i) cams[i].name = fmt::format("{:03d}", i);
+    return cams;
 }
 
 }  // namespace radiant::app

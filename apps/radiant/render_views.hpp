@@ -1,23 +1,35 @@
 #pragma once
-// Rendering a scene from a list of cameras to PNG files, shared by `render` and `demo`.
+// Rendering a scene from a list of cameras to image files, for `radiant render`.
 #include <string>
 #include <vector>
 
 #include "radiant/core/camera.hpp"
 #include "radiant/core/render_settings.hpp"
 #include "radiant/core/scene.hpp"
+#include "radiant/train/backend.hpp"
 
 namespace radiant::app {
 
-// Output path of view i of n: `out` itself for one view, else `out` with _NNN before the extension.
-std::string view_path(const std::string& out, std::size_t i, std::size_t n);
+struct ViewOutputs {
+    bool depth = false;  // NAME_depth.png (turbo colours, near = red) and NAME_depth.npy (camera z, float32)
+    bool alpha = false;  // NAME_alpha.png (8-bit coverage)
+    int jpeg_quality = 95;
+};
 
-// Renders each camera, writes its PNG, logs the path; returns the paths written.
-std::vector<std::string> render_views(const Scene& scene, const std::vector<Camera>& cameras,
-                                      const RenderSettings& settings, const std::string& out);
+// Where each camera's image goes. `out` is a folder when it exists as one, ends in '/' or has no extension:
+// FOLDER/NAME.png, NAME the camera's name made a unique file name (its index when it has none). Otherwise
+// `out` is an image file (.png, .jpg, .jpeg): itself for one camera, else OUT-STEM_NAME.EXT for each.
+// Throws Error for another extension, before anything is rendered.
+std::vector<std::string> view_paths(const std::string& out, const std::vector<Camera>& cameras);
 
-// A camera orbit that frames the scene: centred on the median of the means, at a radius that holds
-// 90 % of them in view.
+// Renders each camera on `backend` (which holds the scene), writes its image (and the layers asked for),
+// logs each path; returns the paths written.
+std::vector<std::string> render_views(Backend& backend, const std::vector<Camera>& cameras,
+                                      const RenderSettings& settings, const std::string& out,
+                                      const ViewOutputs& outputs);
+
+// A camera orbit that frames the scene when no capture cameras are known: centred on the median of the
+// means, at a radius that holds 90 % of them in view.
 std::vector<Camera> framing_orbit(const Scene& scene, int views, double elevation_deg, Vec3<double> up,
                                   double fov_y_deg, int width, int height);
 

@@ -78,9 +78,16 @@ Camera camera_from_json(const json& j, const std::string& where) {
     return c;
 }
 
+std::string split_of(const json& j, const std::string& where) {
+    if (!j.contains("split")) return {};
+    if (!j["split"].is_string()) throw IoError(where, "'split' must be a string");
+    return j["split"].get<std::string>();
+}
+
 }  // namespace
 
-std::vector<Camera> parse_cameras_json(std::string_view text, const std::string& name) {
+std::vector<Camera> parse_cameras_json(std::string_view text, const std::string& name,
+                                       std::vector<std::string>* splits) {
     json doc;
     try {
         doc = json::parse(text.begin(), text.end());
@@ -90,24 +97,31 @@ std::vector<Camera> parse_cameras_json(std::string_view text, const std::string&
     std::vector<Camera> cams;
     if (doc.is_object() && doc.contains("cameras")) {
         if (!doc["cameras"].is_array()) throw IoError(name, "'cameras' must be a list");
-        for (std::size_t i = 0; i < doc["cameras"].size(); ++i)
-            cams.push_back(camera_from_json(doc["cameras"][i], fmt::format("{}: camera {}", name, i)));
+        for (std::size_t i = 0; i < doc["cameras"].size(); ++i) {
+            const json& j = doc["cameras"][i];
+            const std::string where = fmt::format("{}: camera {}", name, i);
+            cams.push_back(camera_from_json(j, where));
+            if (splits) splits->push_back(split_of(j, where));
+        }
     } else {
         cams.push_back(camera_from_json(doc, name));
+        if (splits) splits->push_back(split_of(doc, name));
     }
     if (cams.empty()) throw IoError(name, "no cameras");
     return cams;
 }
 
-std::vector<Camera> read_cameras_json(const std::string& path) {
-    return parse_cameras_json(read_file(path), path);
+std::vector<Camera> read_cameras_json(const std::string& path, std::vector<std::string>* splits) {
+    return parse_cameras_json(read_file(path), path, splits);
 }
 
-std::string format_cameras_json(const std::vector<Camera>& cameras) {
+std::string format_cameras_json(const std::vector<Camera>& cameras, const std::vector<std::string>& splits) {
     json list = json::array();
-    for (const Camera& c : cameras) {
+    for (std::size_t i = 0; i < cameras.size(); ++i) {
+        const Camera& c = cameras[i];
         json j;
         if (!c.name.empty()) j["name"] = c.name;
+        if (i < splits.size() && !splits[i].empty()) j["split"] = splits[i];
         j["width"] = c.width;
         j["height"] = c.height;
         j["fx"] = c.fx;
@@ -125,8 +139,9 @@ std::string format_cameras_json(const std::vector<Camera>& cameras) {
     return json{{"cameras", list}}.dump(2) + "\n";
 }
 
-void write_cameras_json(const std::string& path, const std::vector<Camera>& cameras) {
-    write_file_atomic(path, format_cameras_json(cameras));
+void write_cameras_json(const std::string& path, const std::vector<Camera>& cameras,
+                        const std::vector<std::string>& splits) {
+    write_file_atomic(path, format_cameras_json(cameras, splits));
 }
 
 }  // namespace radiant

@@ -349,50 +349,12 @@ Dataset open_dataset(const std::string& dir, const DatasetOptions& options) {
     for (const DatasetView& v : ds.views) r = std::max(r, length(v.camera.centre() - c));
     ds.centre = c;
     ds.extent = r > 0 ? 1.1 * r : 1.0;
-    ds.focus = focus_point(ds.views, ds.centre, ds.extent);
+    std::vector<Camera> cameras;
+    for (const DatasetView& v : ds.views) cameras.push_back(v.camera);
+    ds.focus = focus_point(cameras, ds.centre, ds.extent);
     for (const std::string& w : ds.warnings) log_warn("{}", w);
     for (const std::string& n : ds.notes) log_info("{}", n);
     return ds;
-}
-
-// Solves Σ (I − d dᵀ) x = Σ (I − d dᵀ) c (d: unit optical axis, c: camera centre) by Cramer's rule.
-Vec3<double> focus_point(const std::vector<DatasetView>& views, Vec3<double> centre, double extent) {
-    double a[3][3]{}, b[3]{};
-    Vec3<double> mean_dir{};
-    for (const DatasetView& v : views) {
-        const Vec3<double> d{v.camera.R[2][0], v.camera.R[2][1], v.camera.R[2][2]};  // optical axis, world
-        const Vec3<double> c = v.camera.centre();
-        mean_dir += d;
-        for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) {
-                const double m = (i == j ? 1.0 : 0.0) - d[i] * d[j];
-                a[i][j] += m;
-                b[i] += m * c[j];
-            }
-    }
-    const double n = double(views.size());
-    auto det3 = [](const double m[3][3]) {
-        return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
-               m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-               m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-    };
-    const double det = det3(a);
-    const double len = length(mean_dir);
-    const Vec3<double> ahead = len > 0 ? centre + (extent / len) * mean_dir : centre;
-    // det / n³ is the product of the normalised eigenvalues (each in [0, 1]): below 1e-3 the smallest is
-    // tiny, the axes nearly parallel.
-    if (!(det / (n * n * n) > 1e-3)) return ahead;
-    Vec3<double> x;
-    for (int k = 0; k < 3; ++k) {
-        double m[3][3];
-        for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) m[i][j] = j == k ? b[i] : a[i][j];
-        x[k] = det3(m) / det;
-    }
-    // A point behind most cameras is no focus (cameras looking outwards): fall back as well.
-    std::size_t in_front = 0;
-    for (const DatasetView& v : views) in_front += (v.camera.R * x + v.camera.t).z > 0 ? 1 : 0;
-    return 2 * in_front > views.size() ? x : ahead;
 }
 
 }  // namespace radiant

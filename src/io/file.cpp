@@ -9,7 +9,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include "radiant/core/error.hpp"
 
@@ -65,6 +68,23 @@ void write_file_atomic(const std::string& path, const std::function<void(std::os
 void write_file_atomic(const std::string& path, std::string_view bytes) {
     write_file_atomic(path,
                       [&](std::ostream& out) { out.write(bytes.data(), std::streamsize(bytes.size())); });
+}
+
+std::vector<std::string> unique_file_stems(const std::vector<std::string>& names) {
+    std::vector<std::string> stems;
+    std::set<std::string> used;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const std::filesystem::path p(names[i]);
+        std::string s = (p.parent_path() / p.stem()).generic_string();
+        for (char& c : s)
+            if (c == '/' || c == '\\' || c == ' ' || c == ':') c = '_';
+        while (!s.empty() && (s.front() == '.' || s.front() == '_')) s.erase(s.begin());
+        if (s.empty()) s = fmt::format("{:03d}", i);
+        std::string stem = s;
+        for (int k = 2; !used.insert(stem).second; ++k) stem = fmt::format("{}_{}", s, k);
+        stems.push_back(stem);
+    }
+    return stems;
 }
 
 }  // namespace radiant

@@ -1,8 +1,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
+#include <cctype>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 
@@ -34,6 +37,51 @@ Image<std::uint8_t> decode_image(std::string_view bytes, const std::string& name
 
 Image<std::uint8_t> read_image(const std::string& path) {
     return decode_image(read_file(path), path);
+}
+
+namespace {
+
+std::string lower_extension(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return ext;
+}
+
+}  // namespace
+
+bool is_image_extension(const std::string& path) {
+    const std::string ext = lower_extension(path);
+    return ext == ".png" || ext == ".jpg" || ext == ".jpeg";
+}
+
+void write_image(const std::string& path, const Image<std::uint8_t>& image, int jpeg_quality) {
+    const std::string ext = lower_extension(path);
+    if (ext == ".png")
+        write_png(path, image);
+    else if (ext == ".jpg" || ext == ".jpeg")
+        write_file_atomic(path, encode_jpeg(image, path, jpeg_quality));
+    else
+        throw IoError(path, "unknown image extension: write .png, .jpg or .jpeg");
+}
+
+void write_npy(const std::string& path, const Image<float>& image) {
+    // Format 1.0: magic, version, header length, a Python dict padded with spaces to a 64-byte boundary.
+    std::string shape = image.channels == 1
+                            ? fmt::format("({}, {})", image.height, image.width)
+                            : fmt::format("({}, {}, {})", image.height, image.width, image.channels);
+    std::string header = fmt::format("{{'descr': '<f4', 'fortran_order': False, 'shape': {}, }}", shape);
+    const std::size_t total = 10 + header.size() + 1;
+    header.append((64 - total % 64) % 64, ' ');
+    header += '\n';
+    static_assert(std::endian::native == std::endian::little, ".npy is written as little-endian");
+    std::string bytes = "\x93NUMPY";
+    bytes += char(1);
+    bytes += char(0);
+    bytes += char(header.size() & 0xff);
+    bytes += char(header.size() >> 8);
+    bytes += header;
+    bytes.append(reinterpret_cast<const char*>(image.data.data()), image.data.size() * sizeof(float));
+    write_file_atomic(path, bytes);
 }
 
 namespace {

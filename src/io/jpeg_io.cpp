@@ -2,6 +2,7 @@
 #include <csetjmp>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 
 #include <jpeglib.h>
 // After jpeglib.h, which it needs: the message codes.
@@ -88,6 +89,45 @@ Image<std::uint8_t> decode_jpeg(std::string_view bytes, const std::string& name,
     jpeg_finish_decompress(&cinfo);
     jpeg_destroy_decompress(&cinfo);
     return img;
+}
+
+std::string encode_jpeg(const Image<std::uint8_t>& img, const std::string& name, int quality) {
+    if (img.width <= 0 || img.height <= 0 || (img.channels != 1 && img.channels != 3) ||
+        img.data.size() != img.pixels() * std::size_t(img.channels))
+        throw IoError(name, "JPEG holds gray or RGB images only (no alpha); write PNG for this one");
+    if (quality < 1 || quality > 100)
+        throw IoError(name, fmt::format("JPEG quality {} is not 1..100", quality));
+    jpeg_compress_struct cinfo{};
+    JpegError err{};
+    cinfo.err = jpeg_std_error(&err.mgr);
+    err.mgr.error_exit = on_error;
+    err.mgr.output_message = on_message;
+    unsigned char* buffer = nullptr;
+    unsigned long size = 0;
+    if (setjmp(err.jump)) {
+        jpeg_destroy_compress(&cinfo);
+        std::free(buffer);
+        throw IoError(name, fmt::format("JPEG encoding failed: {}", err.message));
+    }
+    jpeg_create_compress(&cinfo);
+    jpeg_mem_dest(&cinfo, &buffer, &size);
+    cinfo.image_width = JDIMENSION(img.width);
+    cinfo.image_height = JDIMENSION(img.height);
+    cinfo.input_components = img.channels;
+    cinfo.in_color_space = img.channels == 3 ? JCS_RGB : JCS_GRAYSCALE;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, quality, TRUE);
+    jpeg_start_compress(&cinfo, TRUE);
+    const std::size_t stride = std::size_t(img.width) * std::size_t(img.channels);
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW row = const_cast<JSAMPROW>(img.data.data() + std::size_t(cinfo.next_scanline) * stride);
+        jpeg_write_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&cinfo);
+    std::string out(reinterpret_cast<const char*>(buffer), size);
+    jpeg_destroy_compress(&cinfo);
+    std::free(buffer);
+    return out;
 }
 
 }  // namespace radiant

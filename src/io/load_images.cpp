@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <exception>
 #include <future>
 #include <map>
 #include <mutex>
@@ -152,22 +153,22 @@ std::vector<TargetImage> load_images(const Dataset& ds, std::size_t memory_limit
     std::vector<TargetImage> images(ds.views.size());
     UndistortMaps maps(ds);
     ProgressLine progress("loading images", ds.views.size());
-    std::string first_error;
+    std::exception_ptr first_error;  // rethrown as it is: it names the file, which names the dataset
     std::mutex error_mutex;
 #pragma omp parallel for schedule(dynamic)
     for (std::int64_t i = 0; i < std::int64_t(ds.views.size()); ++i) {
         if (cancelled && cancelled()) continue;
         try {
             images[std::size_t(i)] = load_view(ds, ds.views[std::size_t(i)], maps);
-        } catch (const std::exception& e) {
+        } catch (...) {
             std::lock_guard lock(error_mutex);
-            if (first_error.empty()) first_error = e.what();
+            if (!first_error) first_error = std::current_exception();
         }
         progress.tick();
     }
     progress.done();
     if (cancelled && cancelled()) throw Interrupted("interrupted while loading images");
-    if (!first_error.empty()) throw IoError(ds.root, first_error);
+    if (first_error) std::rethrow_exception(first_error);
     return images;
 }
 

@@ -75,6 +75,10 @@ class CpuBackend final : public Backend {
     Image<float> render(const Camera& camera, const RenderSettings& settings) override {
         return cpu::render_forward(state_.params, camera, settings).rgb;
     }
+    RenderLayers render_layers(const Camera& camera, const RenderSettings& settings, bool depth) override {
+        ForwardResult<float> f = cpu::render_forward(state_.params, camera, settings);
+        return {std::move(f.rgb), std::move(f.alpha), depth ? std::move(f.depth) : Image<float>{}};
+    }
 
     ViewScore evaluate(const Camera& camera, const RenderSettings& settings, std::size_t index,
                        Image<float>* render_out) override {

@@ -64,6 +64,9 @@ class CudaBackend final : public Backend {
     Image<float> render(const Camera& camera, const RenderSettings& settings) override {
         return step_.render(camera, settings);
     }
+    RenderLayers render_layers(const Camera& camera, const RenderSettings& settings, bool depth) override {
+        return step_.render_layers(camera, settings, depth);
+    }
     ViewScore evaluate(const Camera& camera, const RenderSettings& settings, std::size_t image,
                        Image<float>* render) override {
         const ImageScore s = step_.evaluate(camera, settings, image, render);

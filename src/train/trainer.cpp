@@ -16,6 +16,7 @@
 
 #include "radiant/core/error.hpp"
 #include "radiant/core/log.hpp"
+#include "radiant/io/camera_json.hpp"
 #include "radiant/io/dataset.hpp"
 #include "radiant/io/file.hpp"
 #include "radiant/io/image_io.hpp"
@@ -44,7 +45,7 @@ void throw_if_interrupted(const char* when) {
 // What a run leaves in its folder (besides renders/): --force clears them before a new run there.
 constexpr const char* kRunFiles[] = {"scene.ply",   "scene.spz",    "scene.splat", "scene.compressed.ply",
                                      "config.json", "metrics.json", "report.html", "checkpoint.bin",
-                                     "eval.json"};
+                                     "eval.json",   "cameras.json"};
 
 // A new run into a folder that holds one would replace it: refused unless asked for (`overwrite`).
 void refuse_to_replace_a_run(const fs::path& out, bool overwrite) {
@@ -182,21 +183,24 @@ std::string dataset_title(const std::string& data) {
     return name.empty() ? data : name;
 }
 
-// File names for the views' renders: the view's name without its extension, folders joined by '_'
-// ("test/r_0.png" → "test_r_0"), made unique with a suffix when two views still meet.
+// File names for the views' renders, unique across splits ("test/r_0" and "train/r_0").
 std::vector<std::string> render_names(const Dataset& ds, const std::vector<std::size_t>& ids) {
     std::vector<std::string> names;
-    std::set<std::string> used;
-    for (std::size_t i : ids) {
-        const fs::path p(ds.views[i].name);
-        std::string s = (p.parent_path() / p.stem()).generic_string();
-        for (char& c : s)
-            if (c == '/' || c == '\\' || c == ' ') c = '_';
-        std::string name = s;
-        for (int k = 2; !used.insert(name).second; ++k) name = fmt::format("{}_{}", s, k);
-        names.push_back(name);
+    for (std::size_t i : ids) names.push_back(ds.views[i].name);
+    return unique_file_stems(names);
+}
+
+// Every view's camera as training rendered it (camera JSON, with its split): what `radiant render --views`
+// and `--orbit` use, and what other tools read.
+void write_run_cameras(const std::string& path, const Dataset& ds) {
+    std::vector<Camera> cameras;
+    std::vector<std::string> splits;
+    for (const DatasetView& v : ds.views) {
+        cameras.push_back(v.camera);
+        cameras.back().name = v.name;
+        splits.push_back(v.test ? "test" : "train");
     }
-    return names;
+    write_cameras_json(path, cameras, splits);
 }
 
 void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
@@ -269,7 +273,7 @@ void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
     report.views = ev.views;
     result.report_path = (out / "report.html").string();
     write_file_atomic(result.report_path, report_html(report));
-    for (const char* f : {"metrics.json", "report.html", "config.json", "checkpoint.bin"})
+    for (const char* f : {"metrics.json", "report.html", "config.json", "cameras.json", "checkpoint.bin"})
         result.outputs.push_back((out / f).string());
     result.outputs.push_back(
         fmt::format("{}/ ({} comparison images)", (out / "renders").string(), eval_ids.size()));
@@ -351,6 +355,7 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
     if (!resume && c.overwrite) clear_run(out);
     fs::create_directories(out);
     write_file_atomic((out / "config.json").string(), config_to_json(c));
+    write_run_cameras((out / "cameras.json").string(), ds);
     ck.config_json = config_to_json(c);
     log_info("training {} Gaussians for {} steps on the {} backend ({} strategy)", backend->size(), c.steps,
              backend->name(), c.strategy);

@@ -114,6 +114,23 @@ TEST_P(CudaParity, ImagesAndGradientsMatchTheCpuReference) {
         EXPECT_LT(r.rel, 1e-3) << c.name << " " << name;
     }
     std::printf("[parity] %-24s image mean abs %.2e, %zu tile pairs\n", c.name, mean_abs, gpu.tile_pairs());
+
+    // `radiant render`'s layers: the same colour, coverage and expected depth as the CPU reference.
+    const RenderLayers layers = gpu.render_layers(cam, s, true);
+    ASSERT_EQ(layers.alpha.data.size(), fwd.alpha.data.size());
+    ASSERT_EQ(layers.depth.data.size(), fwd.depth.data.size());
+    double alpha_err = 0, depth_err = 0, depth_scale = 0;
+    for (std::size_t i = 0; i < fwd.alpha.data.size(); ++i) {
+        alpha_err +=
+            std::abs(double(layers.alpha.data[i]) - fwd.alpha.data[i]) / double(fwd.alpha.data.size());
+        depth_err += std::abs(double(layers.depth.data[i]) - fwd.depth.data[i]);
+        depth_scale += std::abs(double(fwd.depth.data[i]));
+    }
+    std::printf("[parity] %-24s alpha mean abs %.2e, depth relative %.2e\n", c.name, alpha_err,
+                depth_err / std::max(depth_scale, 1e-30));
+    EXPECT_LT(alpha_err, 1e-5) << c.name;
+    EXPECT_LT(depth_err / std::max(depth_scale, 1e-30), 1e-5) << c.name;
+    EXPECT_EQ(layers.rgb.data, img_gpu.data) << c.name << ": depth changed the colour";
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -26,6 +26,18 @@ TEST(CameraJson, RoundTripsAList) {
     EXPECT_EQ(back[1].distortion, cams[1].distortion);
 }
 
+// A run's cameras.json says which views trained and which were held out (radiant render --views).
+TEST(CameraJson, SplitsRoundTrip) {
+    const std::vector<Camera> cams = orbit({0, 0, 0}, 3, 20, 3, {0, -1, 0}, 50, 32, 20);
+    std::vector<std::string> splits;
+    parse_cameras_json(format_cameras_json(cams, {"train", "test"}), "cams.json", &splits);
+    EXPECT_EQ(splits, (std::vector<std::string>{"train", "test", ""}));
+    EXPECT_THROW(parse_cameras_json(R"({"width": 4, "height": 4, "fx": 1, "fy": 1, "cx": 2, "cy": 2,
+        "R": [[1,0,0],[0,1,0],[0,0,1]], "t": [0,0,0], "split": 3})",
+                                    "c.json", &splits),
+                 IoError);
+}
+
 TEST(CameraJson, SingleObject) {
     auto cams = parse_cameras_json(
         R"({"width": 64, "height": 48, "fx": 50, "fy": 50, "cx": 32, "cy": 24,

@@ -11,7 +11,6 @@
 #include "radiant/io/image_io.hpp"
 #include "radiant/io/ply.hpp"
 #include "support/colmap_writer.hpp"
-#include "support/jpeg_writer.hpp"
 #include "support/temp_dir.hpp"
 
 namespace radiant {
@@ -53,7 +52,8 @@ void write_colmap(const fs::path& model_dir, const fs::path& image_dir, int n,
         if (channels == 4)
             write_png((image_dir / name).string(), photo(c.width, c.height, 4));
         else
-            test::write_bytes((image_dir / name).string(), test::encode_jpeg(photo(c.width, c.height)));
+            test::write_bytes((image_dir / name).string(),
+                              encode_jpeg(photo(c.width, c.height), "fixture.jpg"));
     }
     test::write_bytes((model_dir / "images.bin").string(), test::images_bin(ims));
     test::write_bytes((model_dir / "points3D.bin").string(), test::points_bin({{{0, 0, 3}, {9, 9, 9}}}));
@@ -82,8 +82,9 @@ TEST(UserMasks, AMasksFolderBesideImagesMasksEachImageByName) {
     // The names tools write: the image's own name, name + .png (COLMAP), the stem with another extension.
     write_png((dir / "masks/000.jpg").string(), column_mask(0, 8));  // a PNG under the image's name
     write_png((dir / "masks/001.jpg.png").string(), column_mask(0, 16));
-    write_png((dir / "masks/002.png").string(), column_mask(0, 0));                    // keeps everything
-    test::write_bytes((dir / "masks/003.jpeg").string(), test::encode_jpeg(photo()));  // JPEG, gray levels
+    write_png((dir / "masks/002.png").string(), column_mask(0, 0));  // keeps everything
+    test::write_bytes((dir / "masks/003.jpeg").string(),
+                      encode_jpeg(photo(), "fixture.jpg"));  // JPEG, gray levels
     const Dataset ds = open_dataset(dir.str());
     EXPECT_EQ(ds.mask_dir, (dir / "masks").string());
     const std::vector<TargetImage> images = load_images(ds);

@@ -10,7 +10,6 @@
 #include "radiant/io/image_io.hpp"
 #include "radiant/io/undistort.hpp"
 #include "support/colmap_writer.hpp"
-#include "support/jpeg_writer.hpp"
 #include "support/temp_dir.hpp"
 
 namespace radiant {
@@ -43,13 +42,13 @@ void write_colmap_dataset(const test::TempDir& dir, int n, bool scaled_folder) {
                        1,
                        fmt::format("{:03d}.jpg", i)});
         test::write_bytes((dir / fmt::format("images/{:03d}.jpg", i)).string(),
-                          test::encode_jpeg(gradient_image(64, 48)));
+                          encode_jpeg(gradient_image(64, 48), "fixture.jpg"));
     }
     if (scaled_folder) {
         std::filesystem::create_directories(dir / "images_2");
         for (int i = 0; i < n; ++i)
             test::write_bytes((dir / fmt::format("images_2/{:03d}.jpg", i)).string(),
-                              test::encode_jpeg(gradient_image(32, 24)));
+                              encode_jpeg(gradient_image(32, 24), "fixture.jpg"));
     }
     test::write_bytes((dir / "sparse/0/images.bin").string(), test::images_bin(ims));
     test::write_bytes((dir / "sparse/0/points3D.bin").string(), test::points_bin({{{0, 0, 0}, {1, 2, 3}}}));
@@ -101,11 +100,7 @@ TEST(Dataset, ImagesThatDoNotFitInMemoryAreAnErrorSuggestingADownscale) {
 }
 
 TEST(Dataset, FocusIsWhereConvergingCamerasLook) {
-    std::vector<DatasetView> views;
-    for (const Camera& c : orbit({10, -1, 2}, 3.0, 25.0, 12, {0, 0, 1}, 50.0, 64, 48)) {
-        views.emplace_back();
-        views.back().camera = c;
-    }
+    std::vector<Camera> views = orbit({10, -1, 2}, 3.0, 25.0, 12, {0, 0, 1}, 50.0, 64, 48);
     const Vec3<double> f = focus_point(views, {10, -1, 3}, 3.3);
     EXPECT_NEAR(f.x, 10.0, 1e-6);
     EXPECT_NEAR(f.y, -1.0, 1e-6);
@@ -113,13 +108,13 @@ TEST(Dataset, FocusIsWhereConvergingCamerasLook) {
     // Turned round (half a turn about their y axes), the same cameras look outwards: the axes still meet
     // at (10, −1, 2), behind every camera, so the focus falls back to 3.3 ahead of the centre along the
     // mean axis, which points up.
-    for (DatasetView& v : views) {
-        const Vec3<double> c = v.camera.centre();
+    for (Camera& v : views) {
+        const Vec3<double> c = v.centre();
         for (int k = 0; k < 3; ++k) {
-            v.camera.R[0][k] = -v.camera.R[0][k];
-            v.camera.R[2][k] = -v.camera.R[2][k];
+            v.R[0][k] = -v.R[0][k];
+            v.R[2][k] = -v.R[2][k];
         }
-        v.camera.t = -1.0 * (v.camera.R * c);
+        v.t = -1.0 * (v.R * c);
     }
     const Vec3<double> out = focus_point(views, {10, -1, 3}, 3.3);
     EXPECT_NEAR(out.x, 10.0, 1e-6);
@@ -151,13 +146,19 @@ TEST(Dataset, BadInput) {
             load_images(ds);
             ADD_FAILURE() << "no error, expected '" << fragment << "'";
         } catch (const IoError& e) {
-            EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+            const std::string m = e.what();
+            EXPECT_NE(m.find(fragment), std::string::npos) << m;
+            // The path once (issue 19 item 11): not "DIR: DIR/images/001.jpg: …".
+            std::size_t times = 0;
+            for (std::size_t p = m.find(dir); p != std::string::npos; p = m.find(dir, p + 1)) ++times;
+            EXPECT_EQ(times, 1u) << "the dataset path repeated: " << m;
         }
     };
     {
         test::TempDir dir;  // image of the wrong size
         write_colmap_dataset(dir, 2, false);
-        test::write_bytes((dir / "images/001.jpg").string(), test::encode_jpeg(gradient_image(50, 48)));
+        test::write_bytes((dir / "images/001.jpg").string(),
+                          encode_jpeg(gradient_image(50, 48), "fixture.jpg"));
         expect_error(dir.str(), "is 50x48, but its camera 1 is 64x48");
     }
     {
@@ -169,7 +170,7 @@ TEST(Dataset, BadInput) {
     {
         test::TempDir dir;  // truncated JPEG
         write_colmap_dataset(dir, 2, false);
-        const std::string jpg = test::encode_jpeg(gradient_image(64, 48));
+        const std::string jpg = encode_jpeg(gradient_image(64, 48), "fixture.jpg");
         test::write_bytes((dir / "images/001.jpg").string(), jpg.substr(0, jpg.size() / 3));
         expect_error(dir.str(), "corrupt JPEG");  // not padded with grey and trained on
     }
@@ -200,7 +201,7 @@ TEST(Images, ResizeAreaAveragesExactly) {
 
 TEST(Images, HeaderSizeMatchesDecode) {
     test::TempDir dir;
-    test::write_bytes((dir / "a.jpg").string(), test::encode_jpeg(gradient_image(37, 21)));
+    test::write_bytes((dir / "a.jpg").string(), encode_jpeg(gradient_image(37, 21), "fixture.jpg"));
     write_png((dir / "a.png").string(), gradient_image(19, 23));
     EXPECT_EQ(read_image_size((dir / "a.jpg").string()).width, 37);
     EXPECT_EQ(read_image_size((dir / "a.jpg").string()).height, 21);

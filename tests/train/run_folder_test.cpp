@@ -2,10 +2,12 @@
 // leaves a finished run alone, signals end a run promptly and cleanly, renders never share a file name.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 
 #include "radiant/core/error.hpp"
+#include "radiant/io/camera_json.hpp"
 #include "radiant/io/file.hpp"
 #include "radiant/train/demo_dataset.hpp"
 #include "radiant/train/trainer.hpp"
@@ -139,6 +141,23 @@ TEST(RunFolder, RenderNamesAreUniqueAcrossSplits) {
     EXPECT_EQ(files, r.views.size());
     EXPECT_TRUE(fs::exists(dir / "run/renders/test_r_000.png"));
     EXPECT_TRUE(fs::exists(dir / "run/renders/train_r_000.png"));
+}
+
+// Item 6: the run folder holds every view's camera as training rendered it, with its split, so `radiant
+// render RUN --views test` and `--orbit` need nothing else.
+TEST(RunFolder, CamerasJsonHoldsEveryViewWithItsSplit) {
+    test::TempDir dir;
+    TrainConfig c = tiny_run(dir, "run", 3);
+    c.steps = 5;
+    train(c);
+    std::vector<std::string> splits;
+    const std::vector<Camera> cams = read_cameras_json((dir / "run/cameras.json").string(), &splits);
+    ASSERT_EQ(cams.size(), 12u);
+    EXPECT_EQ(std::count(splits.begin(), splits.end(), "test"), 3);
+    EXPECT_EQ(std::count(splits.begin(), splits.end(), "train"), 9);
+    EXPECT_EQ(cams[0].name, "test/r_000.png");
+    EXPECT_EQ(cams[0].width, 32);
+    EXPECT_EQ(splits[0], "test");
 }
 
 }  // namespace

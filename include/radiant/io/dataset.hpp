@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "radiant/core/camera.hpp"
+#include "radiant/core/capture_frame.hpp"
 #include "radiant/core/image.hpp"
 #include "radiant/io/undistort.hpp"
 
@@ -83,11 +84,6 @@ Dataset open_dataset(const std::string& dir, const DatasetOptions& options = {})
 // (asked before each image), the images left are skipped and Interrupted is thrown.
 std::vector<TargetImage> load_images(const Dataset& dataset, std::size_t memory_limit = 0,
                                      const std::function<bool()>& cancelled = {});
-
-// The point nearest to every camera's optical axis in the least-squares sense: where a capture looks. Axes
-// that are nearly parallel (a forward-facing capture), or a point behind most cameras (cameras looking
-// outwards), give the point `extent` ahead of `centre` along the mean axis instead.
-Vec3<double> focus_point(const std::vector<DatasetView>& views, Vec3<double> centre, double extent);
 
 // `radiant info DATA_DIR`'s text: cameras summarised in a few lines however many there are.
 std::string describe(const Dataset& dataset);

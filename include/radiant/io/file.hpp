@@ -5,6 +5,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace radiant {
 
@@ -16,5 +17,10 @@ std::string read_file(const std::string& path);
 // propagates.
 void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& write);
 void write_file_atomic(const std::string& path, std::string_view bytes);
+
+// File names (no extension) for things named by paths: the name without its extension, folders joined by
+// '_' ("test/r_0.png" → "test_r_0"), made unique with a suffix when two still meet; an empty name becomes
+// its index ("007").
+std::vector<std::string> unique_file_stems(const std::vector<std::string>& names);
 
 }  // namespace radiant

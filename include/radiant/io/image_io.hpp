@@ -43,6 +43,18 @@ Image<std::uint8_t> decode_image(std::string_view bytes, const std::string& name
                                  std::size_t max_pixels = kMaxImagePixels);
 Image<std::uint8_t> read_image(const std::string& path);
 
+// Baseline JPEG of a gray or RGB image (quality 1..100).
+std::string encode_jpeg(const Image<std::uint8_t>& image, const std::string& name, int quality = 95);
+
+// PNG or JPEG by the path's extension (.png, .jpg, .jpeg; any case), atomically. Throws IoError naming the
+// path for any other extension.
+void write_image(const std::string& path, const Image<std::uint8_t>& image, int jpeg_quality = 95);
+bool is_image_extension(const std::string& path);
+
+// A float image as a NumPy .npy array (little-endian float32, shape [H, W] or [H, W, C]), atomically: the
+// raw values for scripts (depth in scene units).
+void write_npy(const std::string& path, const Image<float>& image);
+
 // Width and height from the file header only.
 struct ImageSize {
     int width = 0, height = 0;

@@ -45,6 +45,12 @@ struct ViewScore {
     double psnr = 0, ssim = 0;
 };
 
+// A render's layers: colour [H, W, 3], coverage α = 1 − final transmittance [H, W], and (when asked for)
+// the expected camera z of the composited hits [H, W] (0 where nothing was hit).
+struct RenderLayers {
+    Image<float> rgb, alpha, depth;
+};
+
 // A backend's memory on its device.
 struct MemoryUse {
     std::size_t held = 0, peak = 0;  // bytes now, and the most so far
@@ -74,6 +80,7 @@ class Backend {
     // Forward, loss, backward, Adam; densification statistics accumulated.
     virtual StepStats step(const StepInput& input) = 0;
     virtual Image<float> render(const Camera& camera, const RenderSettings& settings) = 0;
+    virtual RenderLayers render_layers(const Camera& camera, const RenderSettings& settings, bool depth) = 0;
     // PSNR and SSIM of a render against image `image`, over the pixels its mask keeps; the render itself
     // when `render` is not null.
     virtual ViewScore evaluate(const Camera& camera, const RenderSettings& settings, std::size_t image,

@@ -14,6 +14,7 @@
 #include "radiant/core/scene.hpp"
 #include "radiant/render/grads.hpp"
 #include "radiant/train/adam.hpp"
+#include "radiant/train/backend.hpp"
 #include "radiant/train/densify.hpp"
 
 namespace radiant {
@@ -94,6 +95,8 @@ class CudaStep {
     // For tests: the forward image, and the gradients of Σ v_rgb·C (no Adam).
     Image<float> render(const Camera& camera, const RenderSettings& settings);
     SceneGrads gradients(const Camera& camera, const RenderSettings& settings, const Image<float>& v_rgb);
+    // The forward's colour, coverage and (when asked for) expected depth, for `radiant render`.
+    RenderLayers render_layers(const Camera& camera, const RenderSettings& settings, bool depth);
 
     std::size_t size() const;
     std::size_t tile_pairs() const;

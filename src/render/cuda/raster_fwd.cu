@@ -10,8 +10,9 @@ constexpr int kMaxBlock = 256;  // 16×16 tiles
 // batches of one Gaussian per thread; each pixel composites front to back with the per-hit rules of
 // core/composite.hpp (α from the shading model) and records its trace. Reads the projection and the lists;
 // writes rgb, final_T, n_hits, last_isect and (trace mode) the hits. A pixel without a ray (`ray` model,
-// outside the lens model's valid region) is background.
-template <class Model>
+// outside the lens model's valid region) is background. With kDepth, also the expected depth of the
+// composited hits (core/composite.hpp's weights), as the CPU reference.
+template <class Model, bool kDepth>
 __global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) {
     __shared__ typename Model::template Batch<kMaxBlock> s;
     const int tile = blockIdx.y * a.tiles_x + blockIdx.x;
@@ -23,7 +24,7 @@ __global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) 
     typename Model::Pixel px{};
     const bool has_ray = inside && Model::pixel(a, x, y, pix, px);
 
-    float trans = 1.f;
+    float trans = 1.f, depth = 0.f;
     Vec3<float> c{};
     int hits = 0;
     std::int32_t last = std::int32_t(range.x);
@@ -55,6 +56,7 @@ __global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) 
                 a.hit_T[slot] = trans;
             }
             c += (alpha * trans) * s.colour_of(j);
+            if constexpr (kDepth) depth += alpha * trans * a.depths[s.gid[j]];
             trans = next;
             ++hits;
             last = std::int32_t(batch) + j + 1;
@@ -68,12 +70,17 @@ __global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) 
     a.final_T[pix] = trans;
     a.n_hits[pix] = hits;
     a.last_isect[pix] = last;
+    if constexpr (kDepth) a.depth[pix] = trans < 1.f ? depth / (1.f - trans) : 0.f;
 }
 
 template <class Model>
 void launch(const RasterFwdArgs& a, cudaStream_t stream) {
-    raster_fwd_kernel<Model><<<dim3(unsigned(a.tiles_x), unsigned(a.tiles_y)),
-                               dim3(unsigned(a.tile_size), unsigned(a.tile_size)), 0, stream>>>(a);
+    const dim3 grid(unsigned(a.tiles_x), unsigned(a.tiles_y)),
+        block(unsigned(a.tile_size), unsigned(a.tile_size));
+    if (a.depth)
+        raster_fwd_kernel<Model, true><<<grid, block, 0, stream>>>(a);
+    else
+        raster_fwd_kernel<Model, false><<<grid, block, 0, stream>>>(a);
     RADIANT_CUDA_CHECK_LAUNCH("raster_fwd_kernel");
 }
 

@@ -42,7 +42,7 @@ float StageTimer::elapsed_ms(Stage stage) const {
 
 Rasterizer::Rasterizer(MemoryCounter* c) : counter_(c), raster_args_(std::make_unique<RasterFwdArgs>()) {
     for (auto* b : {&extent_sq_, &depths_, &colours_, &v_conics_, &v_colours_, &v_opacities_, &rgb_,
-                    &final_T_, &hit_alphas_, &hit_T_, &ray_whitening_, &v_ray_})
+                    &final_T_, &hit_alphas_, &hit_T_, &depth_, &ray_whitening_, &v_ray_})
         b->set_counter(c);
     for (auto* b : {&means2d_, &v_means2d_, &pixel_dirs_, &col_bounds_, &row_bounds_}) b->set_counter(c);
     for (auto* b : {&conic_opacity_, &ray_mean_opacity_, &ray_bounds_, &tile_bounds_}) b->set_counter(c);
@@ -213,7 +213,8 @@ void Rasterizer::bin(const RenderSettings& settings, cudaStream_t stream) {
 }
 
 std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& camera,
-                                const RenderSettings& settings, cudaStream_t stream, StageTimer* timer) {
+                                const RenderSettings& settings, cudaStream_t stream, StageTimer* timer,
+                                bool depth) {
     validate(settings);
     validate(camera, camera.name.empty() ? "camera" : "camera " + camera.name);
     RADIANT_CHECK(settings.tile_size == 8 || settings.tile_size == 16,
@@ -323,6 +324,11 @@ std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& came
     r.hit_gids = hit_gids_.data();
     r.hit_alphas = hit_alphas_.data();
     r.hit_T = hit_T_.data();
+    if (depth) {
+        depth_.resize_discard(pixels);
+        r.depths = depths_.data();
+        r.depth = depth_.data();
+    }
     launch_raster_fwd(r, stream);
     if (timer) timer->mark(Stage::forward, stream);
     return pairs_;
@@ -386,6 +392,22 @@ void Rasterizer::backward(const DeviceSceneView& scene, const float* v_rgb, Devi
 Image<float> Rasterizer::download_rgb(cudaStream_t stream) const {
     Image<float> img(width_, height_, 3);
     img.data = rgb_.download(stream);
+    return img;
+}
+
+Image<float> Rasterizer::download_alpha(cudaStream_t stream) const {
+    Image<float> img(width_, height_, 1);
+    img.data = final_T_.download(stream);
+    for (float& a : img.data) a = 1.f - a;
+    return img;
+}
+
+Image<float> Rasterizer::download_depth(cudaStream_t stream) const {
+    RADIANT_CHECK(
+        raster_args_->depth != nullptr && depth_.size() == std::size_t(width_) * std::size_t(height_),
+        "Rasterizer::download_depth: the last forward did not draw depth");
+    Image<float> img(width_, height_, 1);
+    img.data = depth_.download(stream);
     return img;
 }
 

@@ -121,6 +121,10 @@ struct RasterFwdArgs {
     std::int32_t* hit_gids;  // [H·W, stride] (trace mode)
     float* hit_alphas;
     float* hit_T;
+    // Depth (radiant render --depth): each Gaussian's camera z [N] in, Σ w·z / Σ w per pixel [H·W] out; both
+    // null in training, which runs a kernel without it.
+    const float* depths;
+    float* depth;
 };
 void launch_raster_fwd(const RasterFwdArgs& a, cudaStream_t stream);
 

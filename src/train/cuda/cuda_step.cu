@@ -115,6 +115,16 @@ Image<float> CudaStep::render(const Camera& camera, const RenderSettings& settin
     return d.raster.download_rgb(d.stream);
 }
 
+RenderLayers CudaStep::render_layers(const Camera& camera, const RenderSettings& settings, bool depth) {
+    Impl& d = *impl_;
+    d.pairs = d.raster.forward(d.view(), camera, settings, d.stream, nullptr, depth);
+    RenderLayers out;
+    out.rgb = d.raster.download_rgb(d.stream);
+    out.alpha = d.raster.download_alpha(d.stream);
+    if (depth) out.depth = d.raster.download_depth(d.stream);
+    return out;
+}
+
 SceneGrads CudaStep::gradients(const Camera& camera, const RenderSettings& settings,
                                const Image<float>& v_rgb) {
     Impl& d = *impl_;
