@@ -40,6 +40,12 @@ void add_train_command(CLI::App& app) {
     cmd->add_option("-o,--output,-m,--model-path", c.output, "output folder (-m/--model-path as Inria 3DGS)")
         ->capture_default_str();
     cmd->add_option("--config", a->config_file, "JSON file with the same keys as OUT/config.json; flags win");
+    cmd->add_option(
+           "--preset", c.preset,
+           "recipe: default (Inria 3DGS's, 30k steps) or fast (a preview in seconds: 7k steps, "
+           "densification and SH bands compressed into them); --config and flags override its settings")
+        ->check(CLI::IsMember({"default", "fast"}))
+        ->capture_default_str();
     cmd->add_option("--resume", a->resume, "continue the run in this output folder from its last checkpoint");
     cmd->add_option("--steps,-i,--iterations", c.steps,
                     "training steps (-i/--iterations as Inria, LichtFeld)")
@@ -78,6 +84,10 @@ void add_train_command(CLI::App& app) {
     cmd->add_option("--checkpoint-every", c.checkpoint_every, "checkpoint every N steps (0: at the end)")
         ->capture_default_str();
     cmd->add_option("--log-every", c.log_every, "history period for the report")->capture_default_str();
+    cmd->add_flag("--profile{100}", c.profile_every,
+                  "time every 100th step (--profile=N: every Nth) stage by stage; the means go to the log, "
+                  "metrics.json and the report")
+        ->check(CLI::NonNegativeNumber);
     cmd->add_option(
         "--export", c.export_formats,
         "also write OUT/scene.EXT for each of these formats, comma-separated: spz, splat, compressed.ply");
@@ -92,14 +102,14 @@ void add_train_command(CLI::App& app) {
             // rather than silently ignored.
             const std::set<std::string> may_change{"--resume",    "--steps",      "--data",
                                                    "--backend",   "--eval-every", "--checkpoint-every",
-                                                   "--log-every", "--json"};
+                                                   "--log-every", "--json",       "--profile"};
             for (const CLI::Option* o : cmd->get_options())
                 if (o->count() > 0 && !may_change.count(o->get_name()))
                     throw Error(
                         fmt::format("--resume continues a run with its own settings: {} cannot change (with "
                                     "--resume only "
                                     "--steps (to extend it), -d (a moved dataset), --backend, --eval-every, "
-                                    "--checkpoint-every and --log-every may be given)",
+                                    "--checkpoint-every, --log-every and --profile may be given)",
                                     o->get_name()));
             ResumeChanges ch;
             if (given("--steps")) ch.steps = a->c.steps;
@@ -108,6 +118,7 @@ void add_train_command(CLI::App& app) {
             if (given("--eval-every")) ch.eval_every = a->c.eval_every;
             if (given("--checkpoint-every")) ch.checkpoint_every = a->c.checkpoint_every;
             if (given("--log-every")) ch.log_every = a->c.log_every;
+            if (given("--profile")) ch.profile_every = a->c.profile_every;
             const TrainResult r = resume(a->resume, ch);
             if (r.interrupted)
                 throw Error(
@@ -115,40 +126,42 @@ void add_train_command(CLI::App& app) {
             report_outputs(r, a->json);
             return;
         }
-        TrainConfig c = a->c;
-        if (given("--max-gaussians")) c.mcmc.max_gaussians = c.adc.max_gaussians = a->max_gaussians;
+        // The preset (--preset, else the file's "preset") is the base, the file's settings go over it, and
+        // the flags given on the command line over both.
         const std::string config_text = a->config_file.empty() ? "" : read_file(a->config_file);
-        if (!a->config_file.empty()) {
-            // The file sets the base; flags given on the command line override it.
-            TrainConfig from_file = config_from_json(config_text, a->config_file, TrainConfig{});
-            TrainConfig flags = a->c;
-            c = from_file;
-            if (given("--data")) c.data = flags.data;
-            if (given("--output")) c.output = flags.output;
-            if (given("--steps")) c.steps = flags.steps;
-            if (given("--downscale")) c.downscale = flags.downscale;
-            if (given("--undistort")) c.undistort = flags.undistort;
-            if (given("--resample")) c.resample = flags.resample;
-            if (given("--images")) c.images = flags.images;
-            if (given("--masks")) c.masks = flags.masks;
-            if (given("--alpha")) c.alpha = flags.alpha;
-            if (given("--eval")) c.eval = flags.eval;
-            if (given("--test-every")) c.test_every = flags.test_every;
-            if (given("--strategy")) c.strategy = flags.strategy;
-            if (given("--max-gaussians")) c.mcmc.max_gaussians = c.adc.max_gaussians = a->max_gaussians;
-            if (given("--memory-budget")) c.memory_budget_gib = flags.memory_budget_gib;
-            if (given("--sh-degree")) c.sh_degree = flags.sh_degree;
-            if (given("--backend")) c.backend = flags.backend;
-            if (given("--shading")) c.render.shading = flags.render.shading;
-            if (given("--white-bg")) c.white_background = flags.white_background;
-            if (given("--random-bg")) c.random_background = flags.random_background;
-            if (given("--seed")) c.seed = flags.seed;
-            if (given("--eval-every")) c.eval_every = flags.eval_every;
-            if (given("--checkpoint-every")) c.checkpoint_every = flags.checkpoint_every;
-            if (given("--log-every")) c.log_every = flags.log_every;
-            if (given("--export")) c.export_formats = flags.export_formats;
-            c.overwrite = flags.overwrite;
-        }
+        std::string preset = a->c.preset;
+        if (!given("--preset") && config_sets(config_text, "preset"))
+            preset = config_from_json(config_text, a->config_file, TrainConfig{}).preset;
+        TrainConfig c = preset_config(preset);
+        if (!config_text.empty()) c = config_from_json(config_text, a->config_file, c);
+        c.preset = preset;
+        const TrainConfig& flags = a->c;
+        if (given("--data")) c.data = flags.data;
+        if (given("--output")) c.output = flags.output;
+        if (given("--steps")) c.steps = flags.steps;
+        if (given("--downscale")) c.downscale = flags.downscale;
+        if (given("--undistort")) c.undistort = flags.undistort;
+        if (given("--resample")) c.resample = flags.resample;
+        if (given("--images")) c.images = flags.images;
+        if (given("--masks")) c.masks = flags.masks;
+        if (given("--alpha")) c.alpha = flags.alpha;
+        if (given("--eval")) c.eval = flags.eval;
+        if (given("--test-every")) c.test_every = flags.test_every;
+        if (given("--strategy")) c.strategy = flags.strategy;
+        if (given("--max-gaussians")) c.mcmc.max_gaussians = c.adc.max_gaussians = a->max_gaussians;
+        if (given("--memory-budget")) c.memory_budget_gib = flags.memory_budget_gib;
+        if (given("--sh-degree")) c.sh_degree = flags.sh_degree;
+        if (given("--backend")) c.backend = flags.backend;
+        if (given("--shading")) c.render.shading = flags.render.shading;
+        if (given("--white-bg")) c.white_background = flags.white_background;
+        if (given("--random-bg")) c.random_background = flags.random_background;
+        if (given("--seed")) c.seed = flags.seed;
+        if (given("--eval-every")) c.eval_every = flags.eval_every;
+        if (given("--checkpoint-every")) c.checkpoint_every = flags.checkpoint_every;
+        if (given("--log-every")) c.log_every = flags.log_every;
+        if (given("--export")) c.export_formats = flags.export_formats;
+        c.overwrite = flags.overwrite;
+        c.profile_every = flags.profile_every;
         if (c.strategy == "mcmc") apply_mcmc_init_recipe(c, config_text);
         if (given("--test-every") && !c.eval)
             throw Error("--test-every sets the test split of --eval, which is not given");

@@ -34,6 +34,7 @@ void read_choice(const json& j, const char* key, const std::string& file, std::i
 // One table of (key, member) pairs drives both directions, so the JSON and the struct cannot drift apart.
 template <class F>
 void for_each_field(TrainConfig& c, F&& f) {
+    f("preset", c.preset);
     f("data", c.data);
     f("output", c.output);
     f("steps", c.steps);
@@ -44,6 +45,7 @@ void for_each_field(TrainConfig& c, F&& f) {
     f("test_every", c.test_every);
     f("strategy", c.strategy);
     f("sh_degree", c.sh_degree);
+    f("sh_interval", c.sh_interval);
     f("backend", c.backend);
     f("white_background", c.white_background);
     f("random_background", c.random_background);
@@ -97,6 +99,22 @@ void for_each_field(TrainConfig& c, F&& f) {
 }
 
 }  // namespace
+
+TrainConfig preset_config(const std::string& name) {
+    TrainConfig c;
+    if (name == "default") return c;
+    if (name != "fast") throw Error(fmt::format("preset '{}' is not default or fast", name));
+    // Measured on bonsai (bench/RESULTS.md, issue 20): the default recipe's shape in under a quarter of its
+    // steps.
+    c.preset = "fast";
+    c.steps = 7000;
+    c.sh_interval = 500;
+    c.adc.start = 500;
+    c.adc.stop = 4000;
+    c.adc.reset_every = 3000;
+    c.mcmc.stop = 5000;
+    return c;
+}
 
 std::string config_to_json(const TrainConfig& config) {
     TrainConfig c = config;
@@ -189,6 +207,9 @@ void validate(const TrainConfig& c) {
     if (c.strategy != "default" && c.strategy != "mcmc")
         fail(fmt::format("strategy '{}' is not default or mcmc", c.strategy));
     if (c.sh_degree < 0 || c.sh_degree > 3) fail(fmt::format("sh_degree {} is not in 0..3", c.sh_degree));
+    if (c.sh_interval < 1) fail(fmt::format("sh_interval {} must be positive", c.sh_interval));
+    if (c.preset != "default" && c.preset != "fast")
+        fail(fmt::format("preset '{}' is not default or fast", c.preset));
     if (!(c.lambda_ssim >= 0 && c.lambda_ssim <= 1)) fail("lambda_ssim must be in [0, 1]");
     if (c.eval_every < 0 || c.checkpoint_every < 0 || c.log_every < 1 || c.diverge_patience < 0)
         fail("negative step periods");

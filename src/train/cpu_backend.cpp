@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cmath>
 
 #include "radiant/core/error.hpp"
@@ -12,6 +13,23 @@
 
 namespace radiant {
 namespace {
+
+// Milliseconds between laps when profiling, else nothing (0).
+class StageClock {
+  public:
+    explicit StageClock(bool on) : on_(on), last_(std::chrono::steady_clock::now()) {}
+    double lap() {
+        if (!on_) return 0;
+        const auto now = std::chrono::steady_clock::now();
+        const double ms = std::chrono::duration<double, std::milli>(now - last_).count();
+        last_ = now;
+        return ms;
+    }
+
+  private:
+    bool on_;
+    std::chrono::steady_clock::time_point last_;
+};
 
 class CpuBackend final : public Backend {
   public:
@@ -34,11 +52,17 @@ class CpuBackend final : public Backend {
         Scene& p = state_.params;
         const TargetImage& t = image(in.image);
         const Image<float> target = to_float(t.rgb);
+        StageClock clock(in.profile);
         const ForwardResult<float> fwd = cpu::render_forward(p, *in.camera, in.settings);
+        const double forward_ms = clock.lap();
         Image<float> v_rgb;
         const LossValue loss = photometric_loss(fwd.rgb, target, in.lambda_ssim, &v_rgb, &t.mask);
+        const double loss_ms = clock.lap();
         SceneGrads g = cpu::render_backward(p, *in.camera, in.settings, fwd, v_rgb);
         StepStats out;
+        out.timings.forward = forward_ms;
+        out.timings.loss = loss_ms;
+        out.timings.backward = clock.lap();
         out.loss = loss.total;
         out.l1 = loss.l1;
         out.psnr = psnr(fwd.rgb, target, &t.mask);
@@ -69,6 +93,9 @@ class CpuBackend final : public Backend {
         out.non_finite_grads = r.non_finite_grads;
         out.rejected_updates = r.rejected_updates;
         out.non_finite_params = r.non_finite_params;
+        out.timings.adam = clock.lap();
+        const StepTimings& tm = out.timings;
+        out.timings.step = tm.forward + tm.loss + tm.backward + tm.adam;
         return out;
     }
 

@@ -48,8 +48,9 @@ class CudaBackend final : public Backend {
         a.lambda_ssim = in.lambda_ssim;
         a.opacity_reg = in.opacity_reg;
         a.scale_reg = in.scale_reg;
-        const TrainStepResult r = step_.train_step(a);
         StepStats out;
+        if (in.profile) a.timings = &out.timings;
+        const TrainStepResult r = step_.train_step(a);
         out.loss = r.loss;
         out.l1 = r.l1;
         out.psnr = r.mse > 0 ? 10 * std::log10(1.0 / r.mse) : 100.0;

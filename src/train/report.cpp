@@ -129,6 +129,29 @@ std::string chart(const std::string& title, const std::vector<std::pair<double, 
     return svg + "</svg>";
 }
 
+// --profile: one bar per stage of a step, its mean milliseconds and share, then the other lines.
+std::string profile_section(const std::vector<StageShare>& stages, const std::vector<std::string>& note) {
+    double total = 0, most = 0;
+    for (const StageShare& s : stages) total += s.ms, most = std::max(most, s.ms);
+    const int row = 20, W = 560, L = 80, bar = 330;
+    const int H = row * int(stages.size()) + 34;
+    std::string svg = fmt::format(
+        R"(<svg viewBox="0 0 {} {}" width="{}" height="{}"><text x="8" y="18" class="t">a training step: {:.3f} ms (mean of the timed steps)</text>)",
+        W, H, W, H, total);
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+        const int y = 28 + row * int(i);
+        const double w = most > 0 ? bar * stages[i].ms / most : 0;
+        svg += fmt::format(R"(<text x="{}" y="{}" class="a" text-anchor="end">{}</text>)", L - 6, y + 12,
+                           escape(stages[i].stage));
+        svg += fmt::format(R"(<rect x="{}" y="{}" width="{:.1f}" height="14" fill="#2471a3"/>)", L, y, w);
+        svg += fmt::format(R"(<text x="{:.1f}" y="{}" class="a">{:.3f} ms, {:.1f} %</text>)", L + w + 6,
+                           y + 12, stages[i].ms, total > 0 ? 100 * stages[i].ms / total : 0);
+    }
+    std::string h = "<h2>Where the time goes (--profile)</h2>" + svg + "</svg><pre>";
+    for (const std::string& line : note) h += escape(line) + "\n";
+    return h + "</pre>";
+}
+
 }  // namespace
 
 std::string report_html(const ReportData& d) {
@@ -160,7 +183,9 @@ img{border:1px solid #ccc;max-width:100%}
     h += chart("Gaussians", count, false, "#1e8449");
     h += chart("test PSNR dB", eval_psnr, false, "#7d3c98");
     h += chart("test SSIM", eval_ssim, false, "#b9770e");
-    h += "</div><h2>Test views: ground truth | render | error</h2>";
+    h += "</div>";
+    if (!d.profile.empty()) h += profile_section(d.profile, d.profile_note);
+    h += "<h2>Test views: ground truth | render | error</h2>";
     // The error map's colour scale (comparison_image): mean absolute error 0 → 0.25 and above.
     h +=
         R"svg(<svg viewBox="0 0 330 34" width="330" height="34"><defs><linearGradient id="err">)svg"

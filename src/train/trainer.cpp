@@ -27,6 +27,7 @@
 #include "radiant/train/initialize.hpp"
 #include "radiant/train/loss.hpp"
 #include "radiant/train/memory_cap.hpp"
+#include "radiant/train/run_profile.hpp"
 
 namespace radiant {
 namespace fs = std::filesystem;
@@ -205,7 +206,7 @@ void write_run_cameras(const std::string& path, const Dataset& ds) {
 
 void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
                    const std::vector<TargetImage>& images, const std::vector<std::size_t>& eval_ids,
-                   bool eval_is_test, const Checkpoint& ck, TrainResult& result) {
+                   bool eval_is_test, const Checkpoint& ck, const RunProfile& profile, TrainResult& result) {
     const fs::path out(c.output);
     const Evaluation ev = evaluate(backend, ds, eval_ids, eval_settings(c, c.sh_degree), true);
     result.test_psnr = ev.psnr;
@@ -247,6 +248,7 @@ void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
     m["views"] = nlohmann::json::array();
     for (const ViewMetrics& v : ev.views)
         m["views"].push_back({{"name", v.name}, {"psnr", v.psnr}, {"ssim", v.ssim}});
+    if (profile.steps_timed() > 0) m["profile"] = nlohmann::json::parse(profile.json());
     m["evals"] = nlohmann::json::array();
     for (const EvalPoint& e : ck.evals)
         m["evals"].push_back({{"step", e.step}, {"psnr", e.psnr}, {"ssim", e.ssim}});
@@ -271,6 +273,8 @@ void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
     report.history = ck.history;
     report.evals = ck.evals;
     report.views = ev.views;
+    report.profile = profile.step_stages();
+    report.profile_note = profile.lines();
     result.report_path = (out / "report.html").string();
     write_file_atomic(result.report_path, report_html(report));
     for (const char* f : {"metrics.json", "report.html", "config.json", "cameras.json", "checkpoint.bin"})
@@ -392,6 +396,15 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
     long guard_warned_at = -1;
     std::size_t bad_grads = 0, rejected = 0;
     DivergenceWatch watch(DivergenceRule{50, 2.0, c.diverge_patience});
+    RunProfile profile(c.profile_every);
+    // The clock around what is not a step (densification, evaluation), when profiling.
+    auto timed = [&](auto&& work, void (RunProfile::*add)(double)) {
+        if (!profile.enabled()) return work();
+        const auto w0 = std::chrono::steady_clock::now();
+        auto r = work();
+        (profile.*add)(std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count());
+        return r;
+    };
     MemoryCap memory_cap;
     bool densified = false, cap_warned = false;
     long step = ck.step + 1;
@@ -402,7 +415,7 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
             in.camera = &ds.views[view].camera;
             in.image = view;
             in.settings = c.render;
-            in.settings.sh_degree = active_sh_degree(step, c.sh_degree);
+            in.settings.sh_degree = active_sh_degree(step, c.sh_degree, c.sh_interval);
             in.settings.background = {fixed_bg, fixed_bg, fixed_bg};
             if (c.random_background) in.settings.background = {uni(bg_rng), uni(bg_rng), uni(bg_rng)};
             in.lr = learning_rates(c.lr, ds.extent, step, c.steps);
@@ -411,8 +424,10 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
                 in.opacity_reg = c.mcmc.opacity_reg;
                 in.scale_reg = c.mcmc.scale_reg;
             }
+            in.profile = profile.wants(step);
             if (hooks.before_step) hooks.before_step(step, *backend);
             const StepStats st = backend->step(in);
+            if (in.profile) profile.add_step(st.timings);
             if (const std::string why = watch.add(step, st.loss); !why.empty()) {
                 progress.break_line();
                 throw Error(fmt::format(
@@ -455,7 +470,9 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
                     memory_cap.observe(backend->memory(), backend->size(), densified);
                     const std::size_t before = backend->size();
                     a.max_gaussians = min_cap(c.adc.max_gaussians, memory_cap.max_gaussians());
-                    const DensifyCounts n = backend->densify_adc(a, ds.extent, step, densify_rng());
+                    const DensifyCounts n =
+                        timed([&] { return backend->densify_adc(a, ds.extent, step, densify_rng()); },
+                              &RunProfile::add_densify);
                     densified = true;
                     log_debug("step {}: densify {} → {} (clone {}, split {}, prune {})", step, before,
                               backend->size(), n.clone, n.split, n.prune);
@@ -491,7 +508,8 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
                         }
                         m.max_gaussians = fits;
                     }
-                    const DensifyCounts n = backend->densify_mcmc(m, densify_rng());
+                    const DensifyCounts n = timed([&] { return backend->densify_mcmc(m, densify_rng()); },
+                                                  &RunProfile::add_densify);
                     densified = true;
                     log_debug("step {}: relocate {}, add {} → {}", step, n.relocate, n.add, backend->size());
                 }
@@ -519,8 +537,12 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
             progress.update(step, recent_loss, recent_psnr, backend->size(), rate);
             if (c.eval_every > 0 && step % c.eval_every == 0 && step != c.steps) {
                 const auto e0 = std::chrono::steady_clock::now();
-                const Evaluation ev =
-                    evaluate(*backend, ds, eval_ids, eval_settings(c, in.settings.sh_degree), false);
+                const Evaluation ev = timed(
+                    [&] {
+                        return evaluate(*backend, ds, eval_ids, eval_settings(c, in.settings.sh_degree),
+                                        false);
+                    },
+                    &RunProfile::add_eval);
                 eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count();
                 ck.evals.push_back({step, ev.psnr, ev.ssim});
                 progress.break_line();
@@ -546,7 +568,8 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
     const Evaluation final_eval = evaluate(*backend, ds, eval_ids, eval_settings(c, c.sh_degree), false);
     ck.evals.push_back({ck.step, final_eval.psnr, final_eval.ssim});
     save();
-    write_outputs(c, *backend, ds, images, eval_ids, has_test, ck, result);
+    write_outputs(c, *backend, ds, images, eval_ids, has_test, ck, profile, result);
+    for (const std::string& line : profile.lines()) log_info("{}", line);
     result.steps = ck.step;
     result.seconds = ck.seconds;
     log_info("done: {} steps in {}, {} Gaussians, {} PSNR {:.2f} dB, SSIM {:.4f}", ck.step,
@@ -587,6 +610,7 @@ TrainResult resume(const std::string& run_dir, const ResumeChanges& changes, con
     if (changes.eval_every) c.eval_every = *changes.eval_every;
     if (changes.checkpoint_every) c.checkpoint_every = *changes.checkpoint_every;
     if (changes.log_every) c.log_every = *changes.log_every;
+    if (changes.profile_every) c.profile_every = *changes.profile_every;
     log_info("resuming {} from step {}", run_dir, ck.step);
     return run_training(c, std::move(ck), true, hooks);
 }

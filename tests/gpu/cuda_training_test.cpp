@@ -441,6 +441,20 @@ TEST(CudaTraining, NonFiniteGaussiansAreRemoved) {
 }
 
 // A run under a tight budget: densification stops where the budget is full, the run completes within it.
+// Issue 20 item 4: `--profile` on the GPU times every stage of real training steps with CUDA events.
+TEST(CudaTraining, ProfileTimesEveryStage) {
+    REQUIRE_GPU();
+    test::TempDir dir;
+    TrainConfig c = demo_run(dir, 64, 8, 2, 1000, "cuda", "timed", 100);
+    c.profile_every = 10;
+    train(c);
+    const std::string metrics = read_file((dir / "timed/metrics.json").string());
+    ASSERT_NE(metrics.find("\"steps_timed\": 10"), std::string::npos) << metrics;
+    for (const char* stage : {"\"project\"", "\"bin\"", "\"sort\"", "\"forward\"", "\"loss\"", "\"backward\"",
+                              "\"geometry\"", "\"adam\""})
+        EXPECT_NE(metrics.find(stage), std::string::npos) << stage << " missing (took no time?): " << metrics;
+}
+
 TEST(CudaTraining, AMemoryBudgetCapsDensification) {
     REQUIRE_GPU();
     test::TempDir dir;

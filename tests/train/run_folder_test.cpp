@@ -160,5 +160,26 @@ TEST(RunFolder, CamerasJsonHoldsEveryViewWithItsSplit) {
     EXPECT_EQ(splits[0], "test");
 }
 
+// Issue 20 item 4: --profile times every Nth step stage by stage without changing the run; the means reach
+// metrics.json and the report.
+TEST(RunFolder, ProfileTimesStagesWithoutChangingTheRun) {
+    test::TempDir dir;
+    TrainConfig plain = tiny_run(dir, "plain");
+    plain.steps = 40;
+    TrainConfig timed = plain;
+    timed.output = (dir / "timed").string();
+    timed.profile_every = 10;
+    train(plain);
+    train(timed);
+    EXPECT_EQ(read_file((dir / "plain/scene.ply").string()), read_file((dir / "timed/scene.ply").string()));
+    const std::string metrics = read_file((dir / "timed/metrics.json").string());
+    EXPECT_EQ(read_file((dir / "plain/metrics.json").string()).find("\"profile\""), std::string::npos);
+    ASSERT_NE(metrics.find("\"profile\""), std::string::npos) << metrics;
+    EXPECT_NE(metrics.find("\"steps_timed\": 4"), std::string::npos) << metrics;
+    for (const char* stage : {"\"forward\"", "\"loss\"", "\"backward\"", "\"adam\"", "\"densify_calls\": 2"})
+        EXPECT_NE(metrics.find(stage), std::string::npos) << stage;
+    EXPECT_NE(read_file((dir / "timed/report.html").string()).find("Where the time goes"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace radiant

@@ -238,6 +238,28 @@ TEST(Trainer, RayShadingTrainsAndEvaluatesWithRay) {
     EXPECT_NEAR(e.test_psnr, r.test_psnr, 1e-9);
 }
 
+// Issue 20 item 3: `--preset fast` is a base recipe that a config file and flags override, and a run's
+// config.json names it and holds its settings (so a resume continues the same recipe).
+TEST(TrainConfig, PresetsAreBasesOtherSettingsOverride) {
+    const TrainConfig fast = preset_config("fast");
+    EXPECT_EQ(fast.preset, "fast");
+    EXPECT_LT(fast.steps, TrainConfig{}.steps);
+    EXPECT_LT(fast.adc.stop, fast.steps);
+    EXPECT_LT(fast.sh_interval * 3, fast.steps);  // every SH band gets steps of its own
+    EXPECT_EQ(preset_config("default").steps, TrainConfig{}.steps);
+    EXPECT_THROW(preset_config("quick"), Error);
+    const TrainConfig over = config_from_json(R"({"steps": 5000})", "c.json", fast);
+    EXPECT_EQ(over.steps, 5000);
+    EXPECT_EQ(over.sh_interval, fast.sh_interval);
+    const TrainConfig back = config_from_json(config_to_json(fast), "config.json", TrainConfig{});
+    EXPECT_EQ(back.preset, "fast");
+    EXPECT_EQ(back.adc.stop, fast.adc.stop);
+    TrainConfig bad = fast;
+    bad.data = "d";
+    bad.sh_interval = 0;
+    EXPECT_THROW(validate(bad), Error);
+}
+
 TEST(TrainConfig, JsonRoundTripAndUnknownKeys) {
     TrainConfig c;
     c.data = "somewhere";

@@ -23,6 +23,13 @@ struct TrainState {
     DensifyStats stats;
 };
 
+// Milliseconds each stage of one step took (CUDA events; the CPU backend's clock, with projection, binning
+// and sorting inside `forward`), and their sum.
+struct StepTimings {
+    double project = 0, bin = 0, sort = 0, forward = 0, loss = 0, backward = 0, geometry = 0, adam = 0,
+           step = 0;
+};
+
 struct StepInput {
     const Camera* camera = nullptr;
     std::size_t image = 0;    // index into the images given to set_images (the target)
@@ -31,6 +38,7 @@ struct StepInput {
     AdamConfig adam;
     double lambda_ssim = 0.2;
     double opacity_reg = 0, scale_reg = 0;  // MCMC regularisers: λ·mean(opacity), λ·mean(scale)
+    bool profile = false;                   // time the stages (StepStats::timings); the result is the same
 };
 
 struct StepStats {
@@ -39,6 +47,7 @@ struct StepStats {
     // Elements Adam's guards met (AdamReport): non-finite gradients (taken as 0), updates rejected (the old
     // value kept), values already non-finite (their Gaussians are for remove_non_finite).
     std::size_t non_finite_grads = 0, rejected_updates = 0, non_finite_params = 0;
+    StepTimings timings;  // when StepInput::profile
 };
 
 struct ViewScore {

@@ -12,6 +12,8 @@
 namespace radiant {
 
 struct TrainConfig {
+    // The recipe the other settings started from (preset_config); set settings override it.
+    std::string preset = "default";
     std::string data;  // dataset folder
     std::string output = "out/train";
     long steps = 30000;
@@ -26,6 +28,7 @@ struct TrainConfig {
     int test_every = 8;
     std::string strategy = "default";  // "default" (ADC) or "mcmc"
     int sh_degree = 3;
+    long sh_interval = 1000;  // one SH band more every this many steps
     std::string backend = "auto";
     bool white_background = false;
     bool random_background = false;
@@ -46,11 +49,18 @@ struct TrainConfig {
     // Not a setting of the run but of this invocation (never in config.json): replace a run already in
     // `output` (its outputs are removed first) instead of refusing to.
     bool overwrite = false;
+    // Likewise: time every Nth step stage by stage (0: off); the means go to metrics.json and the report.
+    long profile_every = 0;
     RenderSettings render;
     LrConfig lr;
     AdcConfig adc;
     McmcConfig mcmc;
 };
+
+// The recipes `--preset` names: "default" (Inria 3DGS's, 30k steps: DESIGN.md §6) and "fast" (a preview in
+// seconds: fewer steps with densification, opacity reset and SH bands compressed into them). Error for
+// another name.
+TrainConfig preset_config(const std::string& name);
 
 std::string config_to_json(const TrainConfig& config);
 // Keys absent from the JSON keep their values in `base`; unknown keys are errors (a typo must not silently

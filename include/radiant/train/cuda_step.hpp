@@ -19,11 +19,6 @@
 
 namespace radiant {
 
-struct StepTimings {  // milliseconds, CUDA events
-    double project = 0, bin = 0, sort = 0, forward = 0, loss = 0, backward = 0, geometry = 0, adam = 0,
-           step = 0;
-};
-
 struct TrainStepArgs {
     const Camera* camera = nullptr;
     std::size_t image = 0;  // index into set_images
@@ -32,6 +27,7 @@ struct TrainStepArgs {
     AdamConfig adam;
     double lambda_ssim = 0.2;
     double opacity_reg = 0, scale_reg = 0;
+    StepTimings* timings = nullptr;  // per-stage times of this step (CUDA events) when not null
 };
 
 struct TrainStepResult {

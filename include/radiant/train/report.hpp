@@ -5,6 +5,7 @@
 
 #include "radiant/core/image.hpp"
 #include "radiant/train/checkpoint.hpp"
+#include "radiant/train/run_profile.hpp"
 
 namespace radiant {
 
@@ -25,7 +26,9 @@ struct ReportData {
     std::vector<HistoryPoint> history;
     std::vector<EvalPoint> evals;
     std::vector<ViewMetrics> views;
-    std::vector<std::string> thumbnails;  // PNG bytes, one per view (same order)
+    std::vector<std::string> thumbnails;    // PNG bytes, one per view (same order)
+    std::vector<StageShare> profile;        // --profile: mean ms of each stage of a step
+    std::vector<std::string> profile_note;  // and its lines (densification, evaluation)
 };
 
 // One HTML file with inline SVG charts and base64 images: no network, no neighbours needed.

@@ -44,7 +44,7 @@ TrainResult train(const TrainConfig& config, const TrainHooks& hooks = {});
 struct ResumeChanges {
     std::optional<long> steps;  // more steps extend the run; fewer than it has done are refused
     std::optional<std::string> data, backend;  // the dataset moved; another device
-    std::optional<long> eval_every, checkpoint_every, log_every;
+    std::optional<long> eval_every, checkpoint_every, log_every, profile_every;
 };
 
 // Continues the run in `run_dir` (the folder named, wherever it was first written) from its checkpoint.

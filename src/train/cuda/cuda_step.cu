@@ -8,6 +8,22 @@
 #include "step_state.hpp"
 
 namespace radiant {
+namespace {
+
+// After the stream has been synchronised.
+void read_timings(const StageTimer& timer, StepTimings& t) {
+    t.project = timer.elapsed_ms(Stage::project);
+    t.bin = timer.elapsed_ms(Stage::bin);
+    t.sort = timer.elapsed_ms(Stage::sort);
+    t.forward = timer.elapsed_ms(Stage::forward);
+    t.loss = timer.elapsed_ms(Stage::loss);
+    t.backward = timer.elapsed_ms(Stage::backward);
+    t.geometry = timer.elapsed_ms(Stage::geometry);
+    t.adam = timer.elapsed_ms(Stage::adam);
+    t.step = t.project + t.bin + t.sort + t.forward + t.loss + t.backward + t.geometry + t.adam;
+}
+
+}  // namespace
 
 CudaStep::CudaStep() : impl_(std::make_unique<Impl>()) {}
 CudaStep::~CudaStep() = default;
@@ -81,18 +97,7 @@ double CudaStep::step(const Camera& camera, const RenderSettings& settings, cons
     RADIANT_CUDA_CHECK(
         cudaMemcpyAsync(d.pinned_loss, d.loss_sum.data(), sizeof(double), cudaMemcpyDeviceToHost, d.stream));
     RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
-    if (timings) {
-        timings->project = d.timer.elapsed_ms(Stage::project);
-        timings->bin = d.timer.elapsed_ms(Stage::bin);
-        timings->sort = d.timer.elapsed_ms(Stage::sort);
-        timings->forward = d.timer.elapsed_ms(Stage::forward);
-        timings->loss = d.timer.elapsed_ms(Stage::loss);
-        timings->backward = d.timer.elapsed_ms(Stage::backward);
-        timings->geometry = d.timer.elapsed_ms(Stage::geometry);
-        timings->adam = d.timer.elapsed_ms(Stage::adam);
-        timings->step = timings->project + timings->bin + timings->sort + timings->forward + timings->loss +
-                        timings->backward + timings->geometry + timings->adam;
-    }
+    if (timings) read_timings(d.timer, *timings);
     return *d.pinned_loss / double(values);
 }
 
@@ -255,20 +260,24 @@ TrainStepResult CudaStep::train_step(const TrainStepArgs& in) {
     const Camera& camera = *in.camera;
     const DeviceTarget target = device_image(d, in.image, camera);
     TrainStepResult out;
-    out.tile_pairs = d.pairs = d.raster.forward(d.view(), camera, in.settings, d.stream);
+    StageTimer* timer = in.timings ? &d.timer : nullptr;
+    out.tile_pairs = d.pairs = d.raster.forward(d.view(), camera, in.settings, d.stream, timer);
 
     const std::size_t values = std::size_t(camera.width) * std::size_t(camera.height) * 3;
     d.v_rgb.resize_discard(values);
     d.sums.zero(d.stream);
     d.bad.zero(d.stream);
     photometric(d, camera, d.raster.rgb(), target, float(in.lambda_ssim), d.v_rgb.data());
-    d.raster.backward(d.view(), d.v_rgb.data(), d.grads_view(), d.stream);
+    if (timer) timer->mark(Stage::loss, d.stream);
+    d.raster.backward(d.view(), d.v_rgb.data(), d.grads_view(), d.stream, timer);
     if (in.opacity_reg > 0 || in.scale_reg > 0)
         launch_mcmc_regularisers(d.params.view(), d.grads.view(), d.n, float(in.opacity_reg),
                                  float(in.scale_reg), d.sums.data(), d.stream);
     launch_accumulate_stats(d.stats_view(), d.norms.data(), d.raster.radii(), d.n, d.sums.data(), d.stream);
     d.adam(in.lr, in.adam);
+    if (timer) timer->mark(Stage::adam, d.stream);
     read_sums(d);
+    if (timer) read_timings(*timer, *in.timings);
 
     const double* sum = d.pinned_sums;
     out.l1 = sum[kSumAbs] / target.counted;
