@@ -188,7 +188,7 @@ img{border:1px solid #ccc;max-width:100%}
     h += "<h2>Test views: ground truth | render | error</h2>";
     // The error map's colour scale (comparison_image): mean absolute error 0 → 0.25 and above.
     h +=
-        R"svg(<svg viewBox="0 0 330 34" width="330" height="34"><defs><linearGradient id="err">)svg"
+        R"svg(<svg viewBox="0 0 350 34" width="350" height="34"><defs><linearGradient id="err">)svg"
         R"svg(<stop offset="0" stop-color="#000"/><stop offset="0.333" stop-color="#f00"/>)svg"
         R"svg(<stop offset="0.667" stop-color="#ff0"/><stop offset="1" stop-color="#fff"/></linearGradient></defs>)svg"
         R"svg(<rect x="70" y="4" width="200" height="12" fill="url(#err)" stroke="#999"/>)svg"
