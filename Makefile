@@ -17,7 +17,7 @@ endif
 FUZZ_BUILD   ?= build-fuzz
 ASAN_BUILD   ?= build-asan
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := fuzz_ply fuzz_colmap_bin fuzz_colmap_txt fuzz_json fuzz_image fuzz_scene_formats
+FUZZ_TARGETS := fuzz_ply fuzz_colmap_bin fuzz_colmap_txt fuzz_json fuzz_image fuzz_scene_formats fuzz_viewer_message
 
 .PHONY: all deps configure build test test-cpu test-asan test-gpu test-viewer test-viewer-ran fuzz demo format clean
 

@@ -16,7 +16,7 @@ done
 packages=(
   build-essential cmake ninja-build pkg-config
   libgtest-dev libbenchmark-dev
-  nlohmann-json3-dev libcli11-dev libfmt-dev
+  nlohmann-json3-dev libcli11-dev libfmt-dev libcivetweb-dev
   libpng-dev libjpeg62-turbo-dev zlib1g-dev libzstd-dev
   clang-format
   clang libclang-rt-14-dev libomp-14-dev

@@ -10,6 +10,7 @@
 #include "radiant/core/error.hpp"
 #include "radiant/core/log.hpp"
 #include "radiant/io/file.hpp"
+#include "radiant/live/live_session.hpp"
 #include "radiant/train/trainer.hpp"
 
 namespace radiant::app {
@@ -24,6 +25,22 @@ void report_outputs(const TrainResult& r, bool json) {
     if (json) std::printf("%s", r.metrics_json.c_str());
 }
 
+// The live viewer of a run, when --viewer asks for one (its server starts before anything loads, so the
+// URL is printed at once).
+class Watch {
+  public:
+    Watch(int port, const std::string& host) {
+        if (port > 0) live_ = std::make_unique<live::LiveTraining>(live::LiveOptions{host, port, 0.1});
+    }
+    TrainHooks hooks() { return live_ ? live_->hooks() : TrainHooks{}; }
+    void ended(const TrainResult& r) {
+        if (live_) live_->finished(r.interrupted ? "stopped" : "finished");
+    }
+
+  private:
+    std::unique_ptr<live::LiveTraining> live_;
+};
+
 }  // namespace
 
 void add_train_command(CLI::App& app) {
@@ -32,6 +49,8 @@ void add_train_command(CLI::App& app) {
         std::string config_file, resume;
         std::size_t max_gaussians = 0;
         bool json = false;
+        int viewer_port = 0;  // 0: no live viewer
+        std::string viewer_host = "127.0.0.1";
     };
     auto a = std::make_shared<Args>();
     TrainConfig& c = a->c;
@@ -92,6 +111,14 @@ void add_train_command(CLI::App& app) {
         "--export", c.export_formats,
         "also write OUT/scene.EXT for each of these formats, comma-separated: spz, splat, compressed.ply");
     cmd->add_flag("--json", a->json, "print the final metrics (metrics.json) to stdout, for scripts");
+    cmd->add_flag(
+           "--viewer{8080}", a->viewer_port,
+           "watch the run in a browser: a page on http://127.0.0.1:8080/ (--viewer=PORT; the next free "
+           "port when taken) rendered by the trainer between steps")
+        ->check(CLI::Range(1, 65535));
+    cmd->add_option("--viewer-host", a->viewer_host,
+                    "address the viewer listens on (default 127.0.0.1: reach it from elsewhere with ssh -L)")
+        ->capture_default_str();
     cmd->add_flag("--force,--overwrite", c.overwrite,
                   "train into a folder that holds a run, replacing it (its outputs are removed first)");
     cmd->callback([a, cmd] {
@@ -100,16 +127,16 @@ void add_train_command(CLI::App& app) {
         if (!a->resume.empty()) {
             // A resumed run keeps its settings: the flags that may change are taken, any other is refused
             // rather than silently ignored.
-            const std::set<std::string> may_change{"--resume",    "--steps",      "--data",
-                                                   "--backend",   "--eval-every", "--checkpoint-every",
-                                                   "--log-every", "--json",       "--profile"};
+            const std::set<std::string> may_change{
+                "--resume",    "--steps", "--data",    "--backend", "--eval-every", "--checkpoint-every",
+                "--log-every", "--json",  "--profile", "--viewer",  "--viewer-host"};
             for (const CLI::Option* o : cmd->get_options())
                 if (o->count() > 0 && !may_change.count(o->get_name()))
                     throw Error(
                         fmt::format("--resume continues a run with its own settings: {} cannot change (with "
                                     "--resume only "
                                     "--steps (to extend it), -d (a moved dataset), --backend, --eval-every, "
-                                    "--checkpoint-every, --log-every and --profile may be given)",
+                                    "--checkpoint-every, --log-every, --profile and --viewer may be given)",
                                     o->get_name()));
             ResumeChanges ch;
             if (given("--steps")) ch.steps = a->c.steps;
@@ -119,10 +146,12 @@ void add_train_command(CLI::App& app) {
             if (given("--checkpoint-every")) ch.checkpoint_every = a->c.checkpoint_every;
             if (given("--log-every")) ch.log_every = a->c.log_every;
             if (given("--profile")) ch.profile_every = a->c.profile_every;
-            const TrainResult r = resume(a->resume, ch);
+            Watch watch(a->viewer_port, a->viewer_host);
+            const TrainResult r = resume(a->resume, ch, watch.hooks());
+            watch.ended(r);
             if (r.interrupted)
-                throw Error(
-                    fmt::format("interrupted at step {}; resume with --resume {}", r.steps, a->resume));
+                throw Error(fmt::format("stopped at step {} before the end; continue with --resume {}",
+                                        r.steps, a->resume));
             report_outputs(r, a->json);
             return;
         }
@@ -165,9 +194,12 @@ void add_train_command(CLI::App& app) {
         if (c.strategy == "mcmc") apply_mcmc_init_recipe(c, config_text);
         if (given("--test-every") && !c.eval)
             throw Error("--test-every sets the test split of --eval, which is not given");
-        const TrainResult r = train(c);
+        Watch watch(a->viewer_port, a->viewer_host);
+        const TrainResult r = train(c, watch.hooks());
+        watch.ended(r);
         if (r.interrupted)
-            throw Error(fmt::format("interrupted at step {}; resume with --resume {}", r.steps, c.output));
+            throw Error(fmt::format("stopped at step {} before the end; continue with --resume {}", r.steps,
+                                    c.output));
         report_outputs(r, a->json);
     });
 

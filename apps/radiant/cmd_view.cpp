@@ -15,6 +15,10 @@
 #include "radiant/io/file.hpp"
 #include "radiant/io/ply.hpp"
 #include "radiant/io/scene_formats.hpp"
+#include "radiant/live/live_session.hpp"
+#include "radiant/train/backend.hpp"
+#include "radiant/train/trainer.hpp"
+#include "render_views.hpp"
 #include "viewer_assets.hpp"
 
 namespace radiant::app {
@@ -118,12 +122,43 @@ void write_viewer_modules(const fs::path& lib) {
     }
 }
 
+// `view --serve`: the live viewer's page for a saved scene (a run folder: its scene.ply and cameras).
+void serve(const std::string& scene_arg, const std::string& camera_json, const std::string& backend_name,
+           const std::vector<double>& background, const live::LiveOptions& options) {
+    fs::path scene_path = scene_arg;
+    std::error_code ec;
+    if (fs::is_directory(scene_path, ec)) scene_path /= "scene.ply";
+    std::unique_ptr<Backend> backend = make_backend(backend_name);
+    TrainState state;
+    state.params = read_scene(scene_path.string());
+    std::vector<Camera> cameras;
+    const fs::path beside = scene_path.parent_path() / "cameras.json";
+    if (!camera_json.empty())
+        cameras = read_cameras_json(camera_json);
+    else if (fs::exists(beside, ec))
+        cameras = read_cameras_json(beside.string());
+    else
+        cameras = framing_orbit(state.params, 1, 20.0, {0, -1, 0}, 50.0, 1280, 720);
+    state.adam.reset_like(state.params);
+    state.stats.reset(state.params.size());
+    backend->load(state);
+    RenderSettings settings;
+    if (background.size() == 3) settings.background = {background[0], background[1], background[2]};
+    install_interrupt_handler();
+    live::serve_scene(*backend, cameras, settings,
+                      scene_path.filename().string() == "scene.ply"
+                          ? scene_path.parent_path().filename().string()
+                          : scene_path.filename().string(),
+                      options, [] { return !interrupt_requested(); });
+}
+
 }  // namespace
 
 void add_view_command(CLI::App& app) {
     struct Args {
-        std::string scene, output = "view", camera;
+        std::string scene, output = "view", camera, host = "127.0.0.1", backend = "auto";
         std::vector<double> background{0, 0, 0};
+        int serve = 0;
     };
     auto a = std::make_shared<Args>();
     auto* cmd = app.add_subcommand(
@@ -133,7 +168,19 @@ void add_view_command(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--camera", a->camera, "camera JSON (its first camera): the initial view");
     cmd->add_option("--background", a->background, "background colour r,g,b in [0, 1]")->expected(3);
-    cmd->callback([a] {
+    cmd->add_flag("--serve{8080}", a->serve,
+                  "instead of writing a page, serve the live viewer's page for the scene on "
+                  "http://127.0.0.1:8080/ (--serve=PORT), rendered by radiant on the GPU (CPU without one)")
+        ->check(CLI::Range(1, 65535));
+    cmd->add_option("--viewer-host", a->host, "address --serve listens on")->capture_default_str();
+    cmd->add_option("--backend", a->backend, "auto, cpu or cuda (--serve)")->capture_default_str();
+    cmd->callback([a, cmd] {
+        if (a->serve > 0) {
+            serve(a->scene, a->camera, a->backend, a->background, live::LiveOptions{a->host, a->serve, 1.0});
+            return;
+        }
+        if (cmd->count("--viewer-host") || cmd->count("--backend"))
+            throw Error("--viewer-host and --backend go with --serve");
         const Scene scene = read_scene(a->scene);
         const fs::path out(a->output);
         write_viewer_modules(out / "lib");

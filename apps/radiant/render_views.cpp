@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "radiant/core/colour_map.hpp"
 #include "radiant/core/error.hpp"
 #include "radiant/core/log.hpp"
 #include "radiant/io/file.hpp"
@@ -20,42 +21,6 @@ namespace fs = std::filesystem;
 bool names_a_folder(const std::string& out) {
     std::error_code ec;
     return fs::is_directory(out, ec) || out.ends_with('/') || !fs::path(out).has_extension();
-}
-
-// The turbo colour map (Google's polynomial fit): depth reads at a glance, near warm, far cool.
-std::array<double, 3> turbo(double x) {
-    x = std::clamp(x, 0.0, 1.0);
-    const double r =
-        0.13572138 +
-        x * (4.61539260 + x * (-42.66032258 + x * (132.13108234 + x * (-152.94239396 + x * 59.28637943))));
-    const double g =
-        0.09140261 +
-        x * (2.19418839 + x * (4.84296658 + x * (-14.18503333 + x * (4.27729857 + x * 2.82956604))));
-    const double b =
-        0.10667330 +
-        x * (12.64194608 + x * (-60.58204836 + x * (110.36276771 + x * (-89.90310912 + x * 27.34824973))));
-    return {r, g, b};
-}
-
-// Depth between the 1st and 99th percentile of the pixels hit, near → 1 (red), far → 0 (blue); black where
-// nothing was hit.
-Image<std::uint8_t> depth_picture(const Image<float>& depth, const Image<float>& alpha) {
-    std::vector<float> hit;
-    for (std::size_t i = 0; i < depth.data.size(); ++i)
-        if (alpha.data[i] > 0.5f && depth.data[i] > 0) hit.push_back(depth.data[i]);
-    Image<std::uint8_t> out(depth.width, depth.height, 3);
-    if (hit.empty()) return out;
-    std::sort(hit.begin(), hit.end());
-    const double lo = hit[hit.size() / 100], hi = hit[hit.size() - 1 - hit.size() / 100];
-    for (std::size_t i = 0; i < depth.data.size(); ++i) {
-        if (!(alpha.data[i] > 0.5f && depth.data[i] > 0)) continue;
-        const double x = hi > lo ? (hi - depth.data[i]) / (hi - lo) : 1.0;
-        const auto c = turbo(x);
-        for (int k = 0; k < 3; ++k)
-            out.data[3 * i + std::size_t(k)] =
-                std::uint8_t(std::lround(255 * std::clamp(c[std::size_t(k)], 0.0, 1.0)));
-    }
-    return out;
 }
 
 std::string with_suffix(const std::string& path, const std::string& suffix, const std::string& ext) {

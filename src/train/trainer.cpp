@@ -172,8 +172,8 @@ TrainConfig runs_before_issue_18(const std::string& config_json) {
     return base;
 }
 
-// A dataset's name for titles: its folder's, or the parent's when the folder has a generic name (the demo's
-// OUT/data, a nerfstudio export's …/dataset).
+}  // namespace
+
 std::string dataset_title(const std::string& data) {
     fs::path p = fs::path(data).lexically_normal();
     if (p.filename().empty()) p = p.parent_path();
@@ -183,6 +183,8 @@ std::string dataset_title(const std::string& data) {
         return p.parent_path().filename().string();
     return name.empty() ? data : name;
 }
+
+namespace {
 
 // File names for the views' renders, unique across splits ("test/r_0" and "train/r_0").
 std::vector<std::string> render_names(const Dataset& ds, const std::vector<std::size_t>& ids) {
@@ -297,6 +299,10 @@ std::string out_of_memory_advice(const std::string& what, long step, std::size_t
 
 }  // namespace
 
+bool interrupt_requested() {
+    return g_interrupted.load();
+}
+
 void install_interrupt_handler() {
     g_interrupted = false;
     std::signal(SIGINT, on_signal);
@@ -319,6 +325,7 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
              ds.views.front().camera.width, ds.views.front().camera.height);
     std::vector<TargetImage> images = load_images(ds, 0, [] { return g_interrupted.load(); });
     if (hooks.on_images) hooks.on_images(images);
+    if (hooks.on_dataset) hooks.on_dataset(ds);
     std::vector<std::size_t> train_ids, test_ids;
     for (std::size_t i = 0; i < ds.views.size(); ++i) (ds.views[i].test ? test_ids : train_ids).push_back(i);
     if (train_ids.empty()) throw Error(fmt::format("{}: no training views", c.data));
@@ -389,7 +396,8 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
     const auto t0 = std::chrono::steady_clock::now();
     const double seconds_before = ck.seconds;
     const long first_step = ck.step + 1;
-    double loss_sum = 0, psnr_sum = 0, eval_seconds = 0, recent_loss = 0, recent_psnr = 0;
+    // Time that is not training: evaluations along the way, and a viewer holding the run (pause).
+    double loss_sum = 0, psnr_sum = 0, excluded_seconds = 0, recent_loss = 0, recent_psnr = 0;
     long period_steps = 0;
     std::uniform_real_distribution<double> uni(0.0, 1.0);
     const double fixed_bg = c.white_background ? 1.0 : 0.0;
@@ -519,7 +527,8 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
             // Training time, without the time spent on evaluations along the way.
             const double elapsed =
                 seconds_before +
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - eval_seconds;
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() -
+                excluded_seconds;
             ck.step = step;
             ck.seconds = elapsed;
             if (step % c.log_every == 0 || step == c.steps) {
@@ -543,14 +552,37 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
                                         false);
                     },
                     &RunProfile::add_eval);
-                eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count();
+                excluded_seconds +=
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count();
                 ck.evals.push_back({step, ev.psnr, ev.ssim});
                 progress.break_line();
                 log_info("step {}: {} PSNR {:.2f} dB, SSIM {:.4f}", step, has_test ? "test" : "train-view",
                          ev.psnr, ev.ssim);
             }
+            bool viewer_stop = false;
+            if (hooks.between_steps) {
+                StepReport report;
+                report.step = step;
+                report.steps = c.steps;
+                report.loss = st.loss;
+                report.psnr = st.psnr;
+                report.gaussians = backend->size();
+                report.seconds = elapsed;
+                report.steps_per_second = rate;
+                // A checkpoint asked for is written at once, then the hook is asked again (it may be holding
+                // the run paused).
+                for (;;) {
+                    const BetweenSteps b = hooks.between_steps(report, *backend);
+                    excluded_seconds += b.held_seconds;
+                    viewer_stop = b.request == RunRequest::stop;
+                    if (b.request != RunRequest::checkpoint) break;
+                    save();
+                    progress.break_line();
+                    log_info("step {}: checkpoint saved to {} (asked for by the viewer)", step, ck_path);
+                }
+            }
             if (c.checkpoint_every > 0 && step % c.checkpoint_every == 0) save();
-            const bool stop = g_interrupted || (hooks.after_step && !hooks.after_step(step));
+            const bool stop = g_interrupted || viewer_stop || (hooks.after_step && !hooks.after_step(step));
             if (stop && step < c.steps) {
                 save();
                 progress.break_line();

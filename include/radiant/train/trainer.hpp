@@ -26,6 +26,22 @@ struct TrainResult {
 
 class Backend;
 
+// Where a run is, after each step (for a live viewer).
+struct StepReport {
+    long step = 0, steps = 0;
+    double loss = 0, psnr = 0;  // this step's
+    std::size_t gaussians = 0;
+    double seconds = 0;  // training time so far (evaluations and holds excluded)
+    double steps_per_second = 0;
+};
+
+// What a hook between steps asks of the run, and how long it held it (a pause): that time is not training.
+enum class RunRequest { none, checkpoint, stop };
+struct BetweenSteps {
+    RunRequest request = RunRequest::none;
+    double held_seconds = 0;
+};
+
 struct TrainHooks {
     // Called once with the loaded images before training: tests change them (drop the masks, say) to
     // show what they matter.
@@ -34,6 +50,11 @@ struct TrainHooks {
     std::function<void(long step, Backend& backend)> before_step;
     // Called after every step; returning false stops the run as Ctrl-C does (checkpoint, no final outputs).
     std::function<bool(long step)> after_step;
+    // Called once the dataset is open, before training: a live viewer offers its cameras.
+    std::function<void(const Dataset& dataset)> on_dataset;
+    // Called between steps with the backend: a live viewer renders here, holds the run while paused, and
+    // asks for a checkpoint now or a stop (with checkpoint, as Ctrl-C).
+    std::function<BetweenSteps(const StepReport& report, Backend& backend)> between_steps;
 };
 
 // A new run in config.output. Refused (before anything is written) when the folder holds a run, unless
@@ -62,5 +83,11 @@ TrainResult evaluate_model(const std::string& model, const std::string& data_dir
 // Ctrl-C and SIGTERM for `radiant train`: at any moment they end the run promptly, with a checkpoint when
 // there is a step to save (an Interrupted error before that, with nothing written).
 void install_interrupt_handler();
+// A dataset's name for titles: its folder's, or the parent's when the folder has a generic name (the demo's
+// OUT/data, a nerfstudio export's …/dataset).
+std::string dataset_title(const std::string& data);
+
+// Whether Ctrl-C or SIGTERM has come (for loops that hold a run, such as a paused viewer).
+bool interrupt_requested();
 
 }  // namespace radiant
