@@ -176,6 +176,7 @@ void add_view_command(CLI::App& app) {
     cmd->add_option("--backend", a->backend, "auto, cpu or cuda (--serve)")->capture_default_str();
     cmd->callback([a, cmd] {
         if (a->serve > 0) {
+            if (cmd->count("--output")) throw Error("--serve writes no page: drop -o");
             serve(a->scene, a->camera, a->backend, a->background, live::LiveOptions{a->host, a->serve, 1.0});
             return;
         }

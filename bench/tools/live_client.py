@@ -83,8 +83,7 @@ def main():
         op, data = receive(s)
         hello = json.loads(data) if op == 1 else {}
     cam, focus, up = hello["cameras"][0], hello.get("focus", [0, 0, 0]), hello.get("up", [0, -1, 0])
-    R, t = cam["R"], cam["t"]
-    rows = [R[0:3], R[3:6], R[6:9]]
+    rows, t = cam["R"], cam["t"]  # R as rows, world→camera
     pos = [-sum(rows[k][i] * t[k] for k in range(3)) for i in range(3)]
     frames, start, angle, ident = 0, time.time(), 0.0, 0
     try:

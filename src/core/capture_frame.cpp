@@ -22,6 +22,18 @@ double det3(const double m[3][3]) {
            m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
 }
 
+// x with a x = b by Cramer's rule (a non-singular; det its determinant).
+Vec3<double> solve3(const double a[3][3], const double b[3], double det) {
+    Vec3<double> x;
+    for (int k = 0; k < 3; ++k) {
+        double m[3][3];
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) m[i][j] = j == k ? b[i] : a[i][j];
+        x[k] = det3(m) / det;
+    }
+    return x;
+}
+
 }  // namespace
 
 // Solves Σ (I − d dᵀ) x = Σ (I − d dᵀ) c (d: unit optical axis, c: camera centre) by Cramer's rule.
@@ -46,13 +58,7 @@ Vec3<double> focus_point(const std::vector<Camera>& cameras, Vec3<double> centre
     // det / n³ is the product of the normalised eigenvalues (each in [0, 1]): below 1e-3 the smallest is
     // tiny, the axes nearly parallel.
     if (!(det / (n * n * n) > 1e-3)) return ahead;
-    Vec3<double> x;
-    for (int k = 0; k < 3; ++k) {
-        double m[3][3];
-        for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) m[i][j] = j == k ? b[i] : a[i][j];
-        x[k] = det3(m) / det;
-    }
+    const Vec3<double> x = solve3(a, b, det);
     std::size_t in_front = 0;
     for (const Camera& cam : cameras) in_front += (cam.R * x + cam.t).z > 0 ? 1 : 0;
     return 2 * in_front > cameras.size() ? x : ahead;
@@ -88,14 +94,7 @@ CaptureFrame capture_frame(const std::vector<Camera>& cameras) {
             for (int j = 0; j < 3; ++j) a[i][j] = rr[i][j] + (i == j ? 1e-3 : 0.0);
             b[i] = f.up[i];
         }
-        const double det = det3(a);
-        Vec3<double> x;
-        for (int k = 0; k < 3; ++k) {
-            double m[3][3];
-            for (int i = 0; i < 3; ++i)
-                for (int j = 0; j < 3; ++j) m[i][j] = j == k ? b[i] : a[i][j];
-            x[k] = det3(m) / det;
-        }
+        const Vec3<double> x = solve3(a, b, det3(a));
         if (!(length(x) > 0) || !std::isfinite(length(x))) break;
         f.up = normalize(x);
     }

@@ -71,9 +71,15 @@ std::size_t LiveHub::clients() const {
     return connected_.size();
 }
 
+std::size_t LiveHub::hello_version() const {
+    std::lock_guard lock(mutex_);
+    return hello_version_;
+}
+
 void LiveHub::set_hello(std::string json) {
     std::lock_guard lock(mutex_);
     hello_ = std::move(json);
+    ++hello_version_;
 }
 
 void LiveHub::set_status(const RunStatus& status) {

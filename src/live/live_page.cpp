@@ -28,6 +28,7 @@ html,body{margin:0;height:100%;background:#111;color:#ddd;font:13px system-ui,sa
 <tr><td>step</td><td id="step">–</td></tr><tr><td>loss</td><td id="loss">–</td></tr>
 <tr><td>PSNR</td><td id="psnr">–</td></tr><tr><td>Gaussians</td><td id="gaussians">–</td></tr>
 <tr><td>steps/s</td><td id="rate">–</td></tr><tr><td>ETA</td><td id="eta">–</td></tr>
+<tr><td>frame</td><td id="frame">–</td></tr>
 </table>
 <canvas id="lossplot" width="500" height="104"></canvas>
 <canvas id="psnrplot" width="500" height="104"></canvas>
@@ -61,6 +62,9 @@ const cam = { p: [0, 0, -4], r: [1, 0, 0], d: [0, 1, 0], f: [0, 0, 1], target: [
 let up = [0, -1, 0], cameras = [], mode = "train";
 const radiant = window.radiant = { frames: 0, step: -1, frameStep: -1, state: "connecting", lastFrameAt: 0 };
 let nextId = 1, inFlight = false, dirty = true, lastInteraction = 0, sentScale = 1, lastSent = 0;
+// The resolution a still camera gets: lowered while renders are slow (a CPU rendering a big scene), raised
+// again when they are quick.
+let stillScale = 1;
 const keys = new Set();
 
 function resize() {
@@ -74,7 +78,7 @@ resize();
 function jump(i) {
   const c = cameras[i];
   if (!c) return;
-  const R = c.R;
+  const R = c.R.flat();  // rows, world→camera
   cam.r = [R[0], R[1], R[2]]; cam.d = [R[3], R[4], R[5]]; cam.f = [R[6], R[7], R[8]];
   const t = c.t;
   cam.p = mul([R[0] * t[0] + R[3] * t[1] + R[6] * t[2], R[1] * t[0] + R[4] * t[1] + R[7] * t[2],
@@ -137,14 +141,14 @@ $("stop").onclick = () => { if (confirm("Stop the run? It saves a checkpoint; --
 
 function request(now) {
   const moving = now - lastInteraction < 180 || keys.size > 0 || drag !== null;
-  const scale = moving ? 0.5 : 1;
+  const scale = moving ? stillScale / 2 : stillScale;
   const W = Math.max(16, Math.round(canvas.width * scale)), H = Math.max(16, Math.round(canvas.height * scale));
   const fy = H / (2 * Math.tan(cam.fovy / 2));
   const R = [...cam.r, ...cam.d, ...cam.f];
   const t = [-dot(cam.r, cam.p), -dot(cam.d, cam.p), -dot(cam.f, cam.p)];
   send({ type: "view", id: nextId++, layer: $("layer").value, quality: moving ? 60 : 85,
          camera: { width: W, height: H, fx: fy, fy: fy, cx: W / 2, cy: H / 2, R: R, t: t } });
-  inFlight = true; dirty = false; sentScale = scale; lastSent = now;
+  inFlight = true; dirty = false; sentScale = scale; lastSent = now; radiant.requests = (radiant.requests || 0) + 1;
 }
 
 let lastTick = performance.now();
@@ -162,19 +166,26 @@ function tick(now) {
     if (keys.has("q")) delta = add(delta, mul(up, -v));
     if (delta.some((x) => x !== 0)) { cam.p = add(cam.p, delta); cam.target = add(cam.target, delta); moved(); }
   }
+  maybeRequest(now);
+  requestAnimationFrame(tick);
+}
+// Asked from the animation loop, when a frame arrives, and on a timer (animation frames stall when the
+// machine is busy — a CPU run on the same machine — and a request must still go out).
+function maybeRequest(now) {
   const still = now - lastInteraction >= 180 && keys.size === 0 && drag === null;
-  if (still && sentScale < 1) dirty = true;  // sharpen once the camera stops
+  if (still && sentScale < stillScale) dirty = true;  // sharpen once the camera stops
   // While training, the model changes under a still camera: a fresh frame every second.
   const refresh = mode === "train" && radiant.state === "training" && now - lastSent > 1000;
   if (ws.readyState === 1 && !inFlight && (dirty || refresh)) request(now);
-  requestAnimationFrame(tick);
 }
+setInterval(() => maybeRequest(performance.now()), 200);
 
 ws.onmessage = async (e) => {
   if (typeof e.data === "string") {
     const m = JSON.parse(e.data);
     if (m.type === "hello") {
-      mode = m.mode; cameras = m.cameras || [];
+      const first = cameras.length === 0;
+      mode = m.mode || "train"; cameras = m.cameras || [];
       if (m.up) up = norm(m.up);
       radiant.focus = m.focus;
       $("title").textContent = m.title || "radiant";
@@ -183,17 +194,23 @@ ws.onmessage = async (e) => {
       const list = $("cameras");
       list.innerHTML = "";
       cameras.forEach((c, i) => { const o = document.createElement("option"); o.value = i; o.textContent = c.name || ("camera " + i); list.appendChild(o); });
-      if (cameras.length) jump(0); else dirty = true;
+      if (first && cameras.length) jump(0); else dirty = true;
     } else if (m.type === "status") status(m);
     return;
   }
   const view = new DataView(e.data);
   const step = view.getUint32(4, true);
-  const bmp = await createImageBitmap(new Blob([new Uint8Array(e.data, 8)], { type: "image/jpeg" }));
+  const latency = performance.now() - lastSent, renderMs = view.getUint32(8, true) / 1000;
+  if (renderMs > 250 && stillScale > 0.25) stillScale /= 2;
+  else if (renderMs < 60 && stillScale < 1) stillScale = Math.min(1, stillScale * 1.25);
+  const bmp = await createImageBitmap(new Blob([new Uint8Array(e.data, 12)], { type: "image/jpeg" }));
   ctx.drawImage(bmp, 0, 0, canvas.width, canvas.height);
+  const size = `${bmp.width}×${bmp.height}`;
   bmp.close();
   radiant.frames++; radiant.frameStep = step; radiant.lastFrameAt = performance.now();
+  $("frame").textContent = `${size}, ${Math.round(renderMs)} ms (${Math.round(latency)} ms)`;
   inFlight = false;
+  maybeRequest(performance.now());
 };
 ws.onclose = () => { radiant.state = "disconnected"; $("state").textContent = "disconnected (the run or the server ended)"; };
 

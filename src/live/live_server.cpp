@@ -90,6 +90,10 @@ int LiveServer::on_http(mg_connection* conn) {
         mg_send_http_error(conn, 405, "%s", "only GET");
         return 405;
     }
+    if (uri == "/favicon.ico") {  // browsers ask; there is none
+        mg_printf(conn, "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n");
+        return 204;
+    }
     if (uri != "/" && uri != "/index.html") {
         mg_send_http_error(conn, 404, "%s", "not found");
         return 404;
@@ -148,22 +152,30 @@ bool LiveServer::send(int client, int opcode, const std::string& bytes) {
 
 void LiveServer::send_loop() {
     auto last_status = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    std::size_t hello_sent = hub_.hello_version();
     while (running_) {
         for (Frame& f : hub_.take_frames(std::chrono::milliseconds(100))) {
-            std::string bytes = frame_header(f.id, f.step);
+            std::string bytes = frame_header(f.id, f.step, f.render_us);
             bytes += encode_jpeg(f.image, "viewer frame", f.quality);
             send(f.client, MG_WEBSOCKET_OPCODE_BINARY, bytes);
+        }
+        auto clients = [&] {
+            std::vector<int> ids;
+            std::lock_guard lock(conns_mutex_);
+            for (const auto& [id, conn] : conns_) ids.push_back(id);
+            return ids;
+        };
+        // The cameras arrive once the dataset is open, after the first pages may have connected.
+        if (const std::size_t v = hub_.hello_version(); v != hello_sent) {
+            hello_sent = v;
+            const std::string hello = hub_.hello();
+            for (int id : clients()) send(id, MG_WEBSOCKET_OPCODE_TEXT, hello);
         }
         const auto now = std::chrono::steady_clock::now();
         if (now - last_status >= std::chrono::milliseconds(250)) {
             last_status = now;
             const std::string status = status_json(hub_.status());
-            std::vector<int> clients;
-            {
-                std::lock_guard lock(conns_mutex_);
-                for (const auto& [id, conn] : conns_) clients.push_back(id);
-            }
-            for (int id : clients) send(id, MG_WEBSOCKET_OPCODE_TEXT, status);
+            for (int id : clients()) send(id, MG_WEBSOCKET_OPCODE_TEXT, status);
         }
     }
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -10,6 +11,7 @@
 #include "radiant/core/capture_frame.hpp"
 #include "radiant/core/colour_map.hpp"
 #include "radiant/core/log.hpp"
+#include "radiant/io/camera_json.hpp"
 #include "radiant/io/image_io.hpp"
 #include "radiant/live/live_server.hpp"
 
@@ -50,21 +52,8 @@ std::string hello_json(const std::string& mode, const std::string& title, const 
     j["mode"] = mode;
     j["title"] = title;
     j["steps"] = steps;
-    j["cameras"] = nlohmann::json::array();
-    for (const Camera& c : cameras) {
-        nlohmann::json cj;
-        cj["name"] = c.name;
-        cj["width"] = c.width;
-        cj["height"] = c.height;
-        cj["fx"] = c.fx;
-        cj["fy"] = c.fy;
-        cj["cx"] = c.cx;
-        cj["cy"] = c.cy;
-        cj["R"] = {c.R.m[0][0], c.R.m[0][1], c.R.m[0][2], c.R.m[1][0], c.R.m[1][1],
-                   c.R.m[1][2], c.R.m[2][0], c.R.m[2][1], c.R.m[2][2]};
-        cj["t"] = {c.t.x, c.t.y, c.t.z};
-        j["cameras"].push_back(cj);
-    }
+    // The camera JSON format (R as rows), as every other radiant file holds cameras.
+    j["cameras"] = nlohmann::json::parse(format_cameras_json(cameras))["cameras"];
     if (!cameras.empty()) {
         const CaptureFrame f = capture_frame(cameras);
         j["focus"] = {f.focus.x, f.focus.y, f.focus.z};
@@ -89,8 +78,10 @@ void render_views(LiveHub& hub, Backend& backend, const RenderSettings& settings
         f.step = std::uint32_t(std::max(0L, step));
         f.quality = view.quality;
         f.image = picture(r, view.layer);
+        const double took = seconds_since(t0);
+        f.render_us = std::uint32_t(std::min(took * 1e6, 4e9));
         hub.post_frame(std::move(f));
-        if (budget) budget->spend(seconds_since(t0));
+        if (budget) budget->spend(took);
     }
 }
 
@@ -98,6 +89,7 @@ LiveTraining::LiveTraining(const LiveOptions& options)
     : server_(std::make_unique<LiveServer>(hub_, options.host, options.port)),
       fraction_(options.budget),
       budget_(options.budget) {
+    hub_.set_hello(hello_json("train", "", {}, 0));
     announce(*server_, options.host);
 }
 

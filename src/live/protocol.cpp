@@ -127,11 +127,12 @@ ClientMessage parse_client_message(std::string_view text) {
     return v;
 }
 
-std::string frame_header(std::uint32_t id, std::uint32_t step) {
-    std::string h(8, '\0');
+std::string frame_header(std::uint32_t id, std::uint32_t step, std::uint32_t render_us) {
+    std::string h(12, '\0');
     for (int i = 0; i < 4; ++i) {
         h[std::size_t(i)] = char((id >> (8 * i)) & 0xff);
         h[std::size_t(4 + i)] = char((step >> (8 * i)) & 0xff);
+        h[std::size_t(8 + i)] = char((render_us >> (8 * i)) & 0xff);
     }
     return h;
 }

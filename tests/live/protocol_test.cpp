@@ -87,9 +87,11 @@ TEST(LiveProtocol, MalformedMessagesAreRefusedWithTheReason) {
               std::string::npos);
 }
 
-TEST(LiveProtocol, FrameHeaderIsLittleEndianIdThenStep) {
-    const std::string h = frame_header(0x01020304u, 0xa0b0c0d0u);
-    ASSERT_EQ(h.size(), 8u);
+TEST(LiveProtocol, FrameHeaderIsLittleEndianIdStepAndRenderTime) {
+    const std::string h = frame_header(0x01020304u, 0xa0b0c0d0u, 0x00000102u);
+    ASSERT_EQ(h.size(), 12u);
+    EXPECT_EQ(std::uint8_t(h[8]), 0x02);
+    EXPECT_EQ(std::uint8_t(h[9]), 0x01);
     EXPECT_EQ(std::uint8_t(h[0]), 0x04);
     EXPECT_EQ(std::uint8_t(h[3]), 0x01);
     EXPECT_EQ(std::uint8_t(h[4]), 0xd0);
@@ -134,6 +136,16 @@ TEST(LiveHub, KeepsTheNewestViewPerClientAndDropsRefusals) {
     const std::vector<Frame> frames = hub.take_frames(std::chrono::milliseconds(0));
     ASSERT_EQ(frames.size(), 1u);
     EXPECT_EQ(frames[0].id, 3u);
+}
+
+// The cameras come once the dataset is open, after pages may have connected: each new hello is a new
+// version for the sender to pass on.
+TEST(LiveHub, ANewHelloIsANewVersion) {
+    LiveHub hub;
+    const std::size_t v0 = hub.hello_version();
+    hub.set_hello(R"({"type":"hello","mode":"train"})");
+    EXPECT_NE(hub.hello_version(), v0);
+    EXPECT_EQ(hub.hello(), R"({"type":"hello","mode":"train"})");
 }
 
 TEST(LiveHub, WaitingEndsWhenARequestArrives) {

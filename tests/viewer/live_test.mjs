@@ -1,15 +1,16 @@
 // ctest viewer.live (issue 21): `radiant train --viewer` on a short CPU run, watched from headless Chromium.
 // A frame arrives within 10 s; dragging changes the image; pause holds the step counter (and frames still
 // come); resume moves it again; "save checkpoint" writes one; a malformed message is ignored with a log line;
-// a WebSocket from another origin is refused; stop ends the run with a checkpoint. Screenshots go to WORKDIR.
-// Usage: node live_test.mjs RADIANT DATA_DIR WORKDIR
+// a WebSocket from another origin is refused; stop ends the run with a checkpoint. Then `radiant view RUN
+// --serve` shows a saved run the same way until Ctrl-C. Screenshots go to WORKDIR.
+// Usage: node live_test.mjs RADIANT DATA_DIR SAVED_RUN WORKDIR
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { modules, requireInstalled } from './common.mjs';
 
-const [radiant, data, work] = process.argv.slice(2);
+const [radiant, data, saved, work] = process.argv.slice(2);
 const chromium = process.env.RADIANT_CHROMIUM ?? '/usr/bin/chromium';
 requireInstalled(radiant, data, chromium, join(modules, 'playwright-core'));
 const { chromium: launcher } = await import(join(modules, 'playwright-core', 'index.mjs'));
@@ -48,6 +49,9 @@ try {
     await page.waitForFunction(() => window.radiant.frames >= 1, null, { timeout: 10000 })
         .catch(() => fail(`no frame within 10 s\n${pageLog.join('\n')}\n${log}`));
     console.log(`first frame after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    // The training cameras reach the page even when it connected before the dataset had opened.
+    await page.waitForFunction(() => document.getElementById('cameras').options.length > 0, null, { timeout: 10000 })
+        .catch(() => fail('the page never got the training cameras'));
 
     // The canvas's pixels once the frames settle (a full-resolution frame after the last move).
     const settle = async () => {
@@ -127,6 +131,27 @@ try {
     if (exitCode === 'timeout') fail('stop did not end the run');
     if (!/stopped at step \d+; checkpoint saved/.test(log)) fail(`stop left no checkpoint:\n${log}`);
     writeFileSync(join(work, 'train.log'), log);
+
+    // A saved run, served: frames come, the page says it is a scene, Ctrl-C ends the server.
+    const servePort = port + 1;
+    const server = spawn(radiant, ['view', saved, `--serve=${servePort}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let serveLog = '';
+    server.stderr.on('data', (d) => { serveLog += d; });
+    const served = new Promise((ok) => server.on('exit', (c, signal) => ok(signal ?? c)));
+    let serveUrl = null;
+    for (let i = 0; i < 100 && !serveUrl; ++i) {
+        const m = serveLog.match(/viewer: (http:\/\/[^ ]+\/)/);
+        if (m) serveUrl = m[1]; else await sleep(100);
+    }
+    if (!serveUrl) fail(`view --serve printed no URL:\n${serveLog}`);
+    await page.goto(serveUrl);
+    await page.waitForFunction(() => window.radiant.frames >= 1 && window.radiant.state === 'scene', null,
+        { timeout: 10000 }).catch(() => fail(`view --serve: no frame\n${serveLog}`));
+    await page.screenshot({ path: join(work, 'serve.png') });
+    server.kill('SIGINT');
+    const ended = await Promise.race([served, sleep(5000).then(() => 'timeout')]);
+    if (ended === 'timeout') { server.kill('SIGKILL'); fail('view --serve did not end on Ctrl-C'); }
+    console.log('view --serve: frames of the saved run, ended by Ctrl-C');
     console.log('all checks passed');
     status = 0;
 } catch (e) {

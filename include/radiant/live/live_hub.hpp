@@ -20,7 +20,7 @@ namespace radiant::live {
 
 struct Frame {
     int client = 0;
-    std::uint32_t id = 0, step = 0;
+    std::uint32_t id = 0, step = 0, render_us = 0;
     int quality = 80;
     Image<std::uint8_t> image;  // RGB
 };
@@ -43,6 +43,8 @@ class LiveHub {
     // dropped; returns whether it was taken.
     bool receive(int client, std::string_view text);
     std::string hello() const;
+    // Changes each time set_hello is called: the sender sends the new hello to every client.
+    std::size_t hello_version() const;
     std::size_t clients() const;
 
     // The render loop.
@@ -73,6 +75,7 @@ class LiveHub {
     std::vector<Frame> frames_;
     RunStatus status_;
     std::string hello_ = R"({"type":"hello"})";
+    std::size_t hello_version_ = 0;
     bool woken_ = false;
 };
 

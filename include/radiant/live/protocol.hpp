@@ -3,8 +3,9 @@
 //   {"type": "view", "id": 7, "layer": "rgb" | "depth" | "alpha", "quality": 80,
 //    "camera": {"width", "height", "fx", "fy", "cx", "cy", "R": [9 numbers, rows, world→camera], "t": [3]}}
 //   {"type": "control", "action": "pause" | "resume" | "checkpoint" | "stop"}
-// and gets back JSON text ("hello" with the cameras, "status" a few times a second) and binary frames: an
-// 8-byte header (the view's id, the step it shows; both little-endian uint32) then a JPEG.
+// and gets back JSON text ("hello" with the cameras, "status" a few times a second) and binary frames: a
+// 12-byte header (the view's id, the step it shows, the render's microseconds; little-endian uint32) then a
+// JPEG.
 // Everything a client sends is untrusted: a message is refused whole, with the reason, and never reaches
 // the file system; frame sizes are clamped.
 #include <cstdint>
@@ -45,6 +46,6 @@ class ProtocolError : public Error {
 ClientMessage parse_client_message(std::string_view text);
 
 // The binary frame's header.
-std::string frame_header(std::uint32_t id, std::uint32_t step);
+std::string frame_header(std::uint32_t id, std::uint32_t step, std::uint32_t render_us);
 
 }  // namespace radiant::live
