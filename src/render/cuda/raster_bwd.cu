@@ -16,32 +16,44 @@ __device__ Vec3<float> pixel_grad(const RasterBwdArgs& a, std::size_t pix) {
             clip(a.v_rgb[3 * pix + 2], a.loss_grad_clip)};
 }
 
-// Replay mode. One block per tile, one thread per pixel. The tile's list is walked back to front from the
-// furthest last hit of any of its pixels, in shared-memory batches; at each list entry (uniform across the
-// block) every pixel that composited it computes its gradient (the model's kGrads floats), the warp sums
-// them with shuffles and one lane adds the sum to the Gaussian. T before each hit is recovered as
-// T_after / (1 − α), as the CPU reference.
-template <class Model>
-__global__ void __launch_bounds__(kMaxBlock) raster_bwd_replay_kernel(RasterBwdArgs a) {
-    __shared__ typename Model::template Batch<kMaxBlock> s;
+// Replay mode. One block per tile; each thread takes kRows pixels of a column of it (rows ty, ty + H/kRows,
+// …), so each list entry is fetched from shared memory, and its gradient reduced over the warp, once for
+// kRows pixels: the kernel is issue-bound (bench/RESULTS.md), and the warp reduction is most of its
+// instructions. The tile's list is walked back to front from the furthest last hit of any of its pixels, in
+// shared-memory batches; at each entry (uniform across the block) each pixel that composited it adds its
+// gradient (the model's kGrads floats) to its thread's sum, the warp sums those with shuffles and one lane
+// adds the total to the Gaussian. T before each hit is recovered as T_after / (1 − α), as the CPU reference.
+template <class Model, int kRows>
+__global__ void __launch_bounds__(kMaxBlock / kRows) raster_bwd_replay_kernel(RasterBwdArgs a) {
+    __shared__ typename Model::template Batch<kMaxBlock / kRows> s;
     __shared__ int s_max_last;
     const RasterFwdArgs& f = a.fwd;
     const int tile = blockIdx.y * f.tiles_x + blockIdx.x;
-    const int x = blockIdx.x * f.tile_size + threadIdx.x, y = blockIdx.y * f.tile_size + threadIdx.y;
     const int tid = threadIdx.y * blockDim.x + threadIdx.x, block = blockDim.x * blockDim.y;
-    const bool inside = x < f.width && y < f.height;
     const uint2 range = f.tile_ranges[tile];
-    const std::size_t pix = inside ? std::size_t(y) * std::size_t(f.width) + std::size_t(x) : 0;
-    typename Model::Pixel px{};
-    const bool has_ray = inside && Model::pixel(f, x, y, pix, px);
-    // A pixel without a ray composited nothing: its last_isect is the range start.
-    const int my_last = has_ray ? f.last_isect[pix] : int(range.x);
-    float trans = inside ? f.final_T[pix] : 1.f;
-    const Vec3<float> v_c = inside ? pixel_grad(a, pix) : Vec3<float>{};
-    Vec3<float> behind{f.background.x, f.background.y, f.background.z};
+    const int x = blockIdx.x * f.tile_size + threadIdx.x;
+    typename Model::Pixel px[kRows];
+    int my_last[kRows];
+    float trans[kRows];
+    Vec3<float> v_c[kRows], behind[kRows];
+    int furthest = int(range.x);
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+        const int y = blockIdx.y * f.tile_size + threadIdx.y + r * int(blockDim.y);
+        const bool inside = x < f.width && y < f.height;
+        const std::size_t pix = inside ? std::size_t(y) * std::size_t(f.width) + std::size_t(x) : 0;
+        px[r] = {};
+        const bool has_ray = inside && Model::pixel(f, x, y, pix, px[r]);
+        // A pixel without a ray composited nothing: its last_isect is the range start.
+        my_last[r] = has_ray ? f.last_isect[pix] : int(range.x);
+        trans[r] = inside ? f.final_T[pix] : 1.f;
+        v_c[r] = inside ? pixel_grad(a, pix) : Vec3<float>{};
+        behind[r] = {f.background.x, f.background.y, f.background.z};
+        furthest = max(furthest, my_last[r]);
+    }
     if (tid == 0) s_max_last = int(range.x);
     __syncthreads();
-    atomicMax(&s_max_last, my_last);
+    atomicMax(&s_max_last, furthest);
     __syncthreads();
     const int end = s_max_last;
     const int lane = tid & 31;
@@ -54,14 +66,20 @@ __global__ void __launch_bounds__(kMaxBlock) raster_bwd_replay_kernel(RasterBwdA
             const int j = i - batch_start;
             float v[Model::kGrads] = {};
             bool hit = false;
-            if (i < my_last) {
+            if (i < furthest) {
                 const typename Model::Splat sp = s.get(j);
-                float alpha;
-                typename Model::Hit h;
-                hit = Model::alpha(sp, px, f.alpha_cutoff, alpha, h);
-                if (hit) {
-                    trans = trans / (1.f - alpha);
-                    Model::hit_grad(sp, s.colour_of(j), px, h, alpha, trans, v_c, behind, v);
+#pragma unroll
+                for (int r = 0; r < kRows; ++r) {
+                    if (i >= my_last[r]) continue;
+                    float alpha;
+                    typename Model::Hit h;
+                    if (!Model::alpha(sp, px[r], f.alpha_cutoff, alpha, h)) continue;
+                    hit = true;
+                    trans[r] = trans[r] / (1.f - alpha);
+                    float w[Model::kGrads];
+                    Model::hit_grad(sp, s.colour_of(j), px[r], h, alpha, trans[r], v_c[r], behind[r], w);
+#pragma unroll
+                    for (int k = 0; k < Model::kGrads; ++k) v[k] += w[k];
                 }
             }
             if (!__any_sync(kFullMask, hit)) continue;
@@ -107,7 +125,12 @@ void launch(const RasterBwdArgs& a, cudaStream_t stream) {
         raster_bwd_trace_kernel<Model><<<grid, block, 0, stream>>>(a);
         RADIANT_CUDA_CHECK_LAUNCH("raster_bwd_trace_kernel");
     } else {
-        raster_bwd_replay_kernel<Model><<<grid, block, 0, stream>>>(a);
+        // Whole warps: 16×16 tiles as 16×4 threads, 8×8 tiles as 8×4.
+        if (f.tile_size == 16)
+            raster_bwd_replay_kernel<Model, 4><<<grid, dim3(16, 4), 0, stream>>>(a);
+        else
+            raster_bwd_replay_kernel<Model, 2>
+                <<<grid, dim3(unsigned(f.tile_size), unsigned(f.tile_size / 2)), 0, stream>>>(a);
         RADIANT_CUDA_CHECK_LAUNCH("raster_bwd_replay_kernel");
     }
 }
@@ -117,8 +140,7 @@ void launch(const RasterBwdArgs& a, cudaStream_t stream) {
 void launch_raster_bwd(const RasterBwdArgs& a, cudaStream_t stream) {
     const RasterFwdArgs& f = a.fwd;
     if (f.width == 0 || f.height == 0) return;
-    RADIANT_CHECK(f.tile_size * f.tile_size <= kMaxBlock && (f.tile_size * f.tile_size) % 32 == 0,
-                  "CUDA raster backward: tile_size must be 8 or 16");
+    RADIANT_CHECK(f.tile_size == 8 || f.tile_size == 16, "CUDA raster backward: tile_size must be 8 or 16");
     if (f.shading == Shading::ray)
         launch<RayModel>(a, stream);
     else
