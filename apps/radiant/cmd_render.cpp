@@ -56,11 +56,8 @@ Capture find_capture(const RenderArgs& a, const fs::path& scene_path) {
         o.eval = true;
         if (a.render.settings.shading == Shading::ray) o.undistort = Undistort::none;  // ray draws the lens
         const Dataset ds = open_dataset(a.data, o);
-        for (const DatasetView& v : ds.views) {
-            c.cameras.push_back(v.camera);
-            c.cameras.back().name = v.name;
-            c.splits.push_back(v.test ? "test" : "train");
-        }
+        c.cameras = ds.named_cameras();
+        c.splits = ds.splits();
         c.source = a.data;
         return c;
     }

@@ -303,6 +303,21 @@ std::size_t Dataset::test_count() const {
     return views.size() - train_count();
 }
 
+std::vector<Camera> Dataset::named_cameras() const {
+    std::vector<Camera> out;
+    for (const DatasetView& v : views) {
+        out.push_back(v.camera);
+        out.back().name = v.name;
+    }
+    return out;
+}
+
+std::vector<std::string> Dataset::splits() const {
+    std::vector<std::string> out;
+    for (const DatasetView& v : views) out.push_back(v.test ? "test" : "train");
+    return out;
+}
+
 Dataset open_dataset(const std::string& dir, const DatasetOptions& options) {
     if (options.downscale < 0)
         throw Error(fmt::format("downscale {} must be 0 (automatic) or at least 1", options.downscale));

@@ -63,8 +63,8 @@ std::string hello_json(const std::string& mode, const std::string& title, const 
     return j.dump();
 }
 
-void render_views(LiveHub& hub, Backend& backend, const RenderSettings& settings, RenderBudget* budget,
-                  long step) {
+void render_requests(LiveHub& hub, Backend& backend, const RenderSettings& settings, RenderBudget* budget,
+                     long step) {
     for (auto& [client, view] : hub.take_views()) {
         if (budget && !budget->allows()) {
             hub.put_back(client, std::move(view));
@@ -101,14 +101,9 @@ std::string LiveTraining::url() const {
 
 TrainHooks LiveTraining::hooks() {
     TrainHooks h;
-    h.on_dataset = [this](const Dataset& ds) {
-        std::vector<Camera> cameras;
-        for (const DatasetView& v : ds.views) {
-            cameras.push_back(v.camera);
-            cameras.back().name = v.name;
-        }
-        hub_.set_hello(hello_json("train", dataset_title(ds.root), cameras, 0));
-        if (ds.format == "nerf-synthetic") settings_.background = {1, 1, 1};
+    h.on_dataset = [this](const Dataset& ds, const RenderSettings& settings) {
+        hub_.set_hello(hello_json("train", dataset_title(ds.root), ds.named_cameras(), 0));
+        settings_ = settings;
         budget_ = RenderBudget(fraction_);  // loading the images is not time renders may take
     };
     h.between_steps = [this](const StepReport& r, Backend& b) { return between(r, b); };
@@ -136,7 +131,7 @@ BetweenSteps LiveTraining::between(const StepReport& report, Backend& backend) {
     apply_controls();
     if (!paused_) {
         hub_.set_status(status_);
-        render_views(hub_, backend, settings_, &budget_, report.step);
+        render_requests(hub_, backend, settings_, &budget_, report.step);
         return out;
     }
     // Paused: the run is held here, renders need no budget, and a checkpoint or stop returns at once.
@@ -146,7 +141,7 @@ BetweenSteps LiveTraining::between(const StepReport& report, Backend& backend) {
     while (paused_ && out.request == RunRequest::none && !interrupt_requested()) {
         hub_.wait_for_requests(std::chrono::milliseconds(100));
         apply_controls();
-        render_views(hub_, backend, settings_, nullptr, report.step);
+        render_requests(hub_, backend, settings_, nullptr, report.step);
     }
     status_.state = paused_ ? "paused" : "training";
     hub_.set_status(status_);
@@ -175,7 +170,7 @@ void serve_scene(Backend& backend, const std::vector<Camera>& cameras, const Ren
     while (keep_running()) {
         hub.wait_for_requests(std::chrono::milliseconds(200));
         hub.take_controls();  // a saved scene has no run to pause
-        render_views(hub, backend, settings, nullptr, 0);
+        render_requests(hub, backend, settings, nullptr, 0);
     }
 }
 

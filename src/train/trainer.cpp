@@ -193,19 +193,6 @@ std::vector<std::string> render_names(const Dataset& ds, const std::vector<std::
     return unique_file_stems(names);
 }
 
-// Every view's camera as training rendered it (camera JSON, with its split): what `radiant render --views`
-// and `--orbit` use, and what other tools read.
-void write_run_cameras(const std::string& path, const Dataset& ds) {
-    std::vector<Camera> cameras;
-    std::vector<std::string> splits;
-    for (const DatasetView& v : ds.views) {
-        cameras.push_back(v.camera);
-        cameras.back().name = v.name;
-        splits.push_back(v.test ? "test" : "train");
-    }
-    write_cameras_json(path, cameras, splits);
-}
-
 void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
                    const std::vector<TargetImage>& images, const std::vector<std::size_t>& eval_ids,
                    bool eval_is_test, const Checkpoint& ck, const RunProfile& profile, TrainResult& result) {
@@ -325,7 +312,7 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
              ds.views.front().camera.width, ds.views.front().camera.height);
     std::vector<TargetImage> images = load_images(ds, 0, [] { return g_interrupted.load(); });
     if (hooks.on_images) hooks.on_images(images);
-    if (hooks.on_dataset) hooks.on_dataset(ds);
+    if (hooks.on_dataset) hooks.on_dataset(ds, eval_settings(c, c.sh_degree));
     std::vector<std::size_t> train_ids, test_ids;
     for (std::size_t i = 0; i < ds.views.size(); ++i) (ds.views[i].test ? test_ids : train_ids).push_back(i);
     if (train_ids.empty()) throw Error(fmt::format("{}: no training views", c.data));
@@ -366,7 +353,8 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
     if (!resume && c.overwrite) clear_run(out);
     fs::create_directories(out);
     write_file_atomic((out / "config.json").string(), config_to_json(c));
-    write_run_cameras((out / "cameras.json").string(), ds);
+    // Every view's camera as trained, with its split: what `radiant render --views` and `--orbit` use.
+    write_cameras_json((out / "cameras.json").string(), ds.named_cameras(), ds.splits());
     ck.config_json = config_to_json(c);
     log_info("training {} Gaussians for {} steps on the {} backend ({} strategy)", backend->size(), c.steps,
              backend->name(), c.strategy);

@@ -18,6 +18,14 @@ RADIANT_HD T conic_power(Sym2<T> conic, Vec2<T> d) {
     return T(-0.5) * (conic.a * d.x * d.x + conic.c * d.y * d.y) - conic.b * d.x * d.y;
 }
 
+// A pixel's expected depth: Σ_i T_i α_i z_i (the hits' weighted camera z) over its coverage 1 − T_final;
+// 0 where nothing was hit.
+template <class T>
+RADIANT_HD T expected_depth(T weighted_depth, T final_transmittance) {
+    const T coverage = T(1) - final_transmittance;
+    return coverage > T(0) ? weighted_depth / coverage : T(0);
+}
+
 // α of one Gaussian at one pixel; false when the hit is skipped.
 template <class T>
 RADIANT_HD bool splat_alpha(Sym2<T> conic, Vec2<T> d, T opacity, T extent_sq, T alpha_cutoff, T& alpha) {

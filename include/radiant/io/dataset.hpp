@@ -72,6 +72,10 @@ struct Dataset {
 
     std::size_t train_count() const;
     std::size_t test_count() const;
+    // Each view's camera as training renders it, named after its image, and each view's split ("train" or
+    // "test"): what a run's cameras.json holds.
+    std::vector<Camera> named_cameras() const;
+    std::vector<std::string> splits() const;
 };
 
 // Throws IoError naming the file and the problem (a missing mask among them).

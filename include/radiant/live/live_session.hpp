@@ -29,8 +29,8 @@ std::string hello_json(const std::string& mode, const std::string& title, const 
 
 // Renders the views clients asked for on `backend` and posts the frames; with a budget, only while it
 // allows (the rest wait for the next call). `step` labels the frames.
-void render_views(LiveHub& hub, Backend& backend, const RenderSettings& settings, RenderBudget* budget,
-                  long step);
+void render_requests(LiveHub& hub, Backend& backend, const RenderSettings& settings, RenderBudget* budget,
+                     long step);
 
 class LiveTraining {
   public:

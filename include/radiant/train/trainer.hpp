@@ -50,8 +50,9 @@ struct TrainHooks {
     std::function<void(long step, Backend& backend)> before_step;
     // Called after every step; returning false stops the run as Ctrl-C does (checkpoint, no final outputs).
     std::function<bool(long step)> after_step;
-    // Called once the dataset is open, before training: a live viewer offers its cameras.
-    std::function<void(const Dataset& dataset)> on_dataset;
+    // Called once the dataset is open, before training, with the settings the run renders with (shading
+    // model, background): a live viewer offers its cameras and draws as the run does.
+    std::function<void(const Dataset& dataset, const RenderSettings& settings)> on_dataset;
     // Called between steps with the backend: a live viewer renders here, holds the run while paused, and
     // asks for a checkpoint now or a stop (with checkpoint, as Ctrl-C).
     std::function<BetweenSteps(const StepReport& report, Backend& backend)> between_steps;

@@ -89,7 +89,7 @@ void composite_tiles(const Projected<T>& pr, const TileLists& lists, const TileG
                 for (int ch = 0; ch < 3; ++ch) out.rgb.data[3 * pix + std::size_t(ch)] = rgb[ch];
                 const T opacity = T(1) - trans;
                 out.alpha.data[pix] = opacity;
-                out.depth.data[pix] = opacity > T(0) ? depth / opacity : T(0);
+                out.depth.data[pix] = expected_depth(depth, trans);
                 tr.n_hits[pix] = n_hits;
                 tr.last_isect[pix] = last;
                 tr.final_T[pix] = trans;

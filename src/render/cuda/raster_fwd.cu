@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) 
     a.final_T[pix] = trans;
     a.n_hits[pix] = hits;
     a.last_isect[pix] = last;
-    if constexpr (kDepth) a.depth[pix] = trans < 1.f ? depth / (1.f - trans) : 0.f;
+    if constexpr (kDepth) a.depth[pix] = expected_depth(depth, trans);
 }
 
 template <class Model>
