@@ -1,38 +1,55 @@
 #include "radiant/core/ray_project.hpp"
 #include "radiant/render/cuda/cuda_check.hpp"
 #include "stages.hpp"
+#include "warp_tiles.cuh"
 
 namespace radiant::cuda {
 namespace {
 
-// One thread per Gaussian: writes its (tile, depth) keys at its prefix-sum offset, tiles in row order, so
-// equal keys keep Gaussian order through the stable radix sort (as the CPU reference's sort by (key, gid)).
+__global__ void iota_kernel(std::uint32_t* out, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = std::uint32_t(i);
+}
+
+__global__ void gather_counts_kernel(GatherCountsArgs a) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < a.n) a.counts_in_order[i] = a.tiles_touched[a.order[i]];
+}
+
+// One thread per Gaussian, taken in depth order (large footprints walked by the warp together, as the
+// projection counted them): writes its tile ids at its prefix-sum offset, so that the stable sort by tile
+// leaves each tile's pairs by (depth, index), as the CPU reference's sort by (key, gid).
 __global__ void bin_tiles_kernel(BinArgs a) {
-    const int g = blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= a.n) return;
-    const int4 r = a.tile_rects[g];
-    if (r.x >= r.z || r.y >= r.w) return;  // (x0, y0, x1, y1)
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
     Footprint<float> f{};
-    f.mean2d = {a.means2d[g].x, a.means2d[g].y};
-    const float4 co = a.conic_opacity[g];
-    f.conic = {co.x, co.y, co.z};
-    f.extent_sq = a.extent_sq[g];
-    f.rect = {r.x, r.y, r.z, r.w};
-    // depth > near_plane > 0: the float's bits order like its value
-    const std::uint64_t depth_bits = __float_as_uint(a.depths[g]);
-    std::uint32_t pos = a.offsets[g];
-    for_each_touched_tile(f, a.tile_size, a.tiles_x, a.width, a.height, [&](int tile) {
-        a.isect_keys[pos] = (std::uint64_t(tile) << 32) | depth_bits;
-        a.isect_gids[pos] = std::uint32_t(g);
-        ++pos;
-    });
+    std::uint32_t g = 0, base = 0;
+    bool valid = false;
+    if (i < a.n) {
+        g = a.order[i];
+        const int4 r = a.tile_rects[g];
+        f.rect = {r.x, r.y, r.z, r.w};  // (x0, y0, x1, y1)
+        valid = !f.rect.empty();
+        if (valid) {
+            f.mean2d = {a.means2d[g].x, a.means2d[g].y};
+            const float4 co = a.conic_opacity[g];
+            f.conic = {co.x, co.y, co.z};
+            f.extent_sq = a.extent_sq[g];
+            base = a.offsets[i];
+        }
+    }
+    warp_walk_touched_tiles(valid, f, a.tile_size, a.tiles_x, a.width, a.height, base, g,
+                            [&](std::uint32_t pos, int tile, std::uint32_t gid) {
+                                a.isect_keys[pos] = std::uint32_t(tile);
+                                a.isect_gids[pos] = gid;
+                            });
 }
 
 // The `ray` model's binning, as bin_tiles_kernel: the tiles of its rect whose own bounds meet the
 // silhouette (the walk project_ray_fwd_kernel counted).
 __global__ void bin_ray_tiles_kernel(BinRayArgs a) {
-    const int g = blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= a.n) return;
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= a.n) return;
+    const int g = int(a.order[i]);
     const int4 r = a.tile_rects[g];
     if (r.x >= r.z || r.y >= r.w) return;
     const float4 b = a.bounds[g];
@@ -42,11 +59,10 @@ __global__ void bin_ray_tiles_kernel(BinRayArgs a) {
     bounds.x1 = b.y;
     bounds.y0 = b.z;
     bounds.y1 = b.w;
-    const std::uint64_t depth_bits = __float_as_uint(a.depths[g]);
-    std::uint32_t pos = a.offsets[g];
+    std::uint32_t pos = a.offsets[i];
     for_each_ray_tile(bounds, TileRect{r.x, r.y, r.z, r.w}, reinterpret_cast<const float*>(a.tile_bounds),
                       a.tiles_x, [&](int tile) {
-                          a.isect_keys[pos] = (std::uint64_t(tile) << 32) | depth_bits;
+                          a.isect_keys[pos] = std::uint32_t(tile);
                           a.isect_gids[pos] = std::uint32_t(g);
                           ++pos;
                       });
@@ -56,13 +72,24 @@ __global__ void bin_ray_tiles_kernel(BinRayArgs a) {
 __global__ void tile_ranges_kernel(TileRangeArgs a) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= a.pairs) return;
-    const std::uint32_t tile = std::uint32_t(a.sorted_keys[i] >> 32);
-    if (i == 0 || std::uint32_t(a.sorted_keys[i - 1] >> 32) != tile) a.tile_ranges[tile].x = std::uint32_t(i);
-    if (i + 1 == a.pairs || std::uint32_t(a.sorted_keys[i + 1] >> 32) != tile)
-        a.tile_ranges[tile].y = std::uint32_t(i + 1);
+    const std::uint32_t tile = a.sorted_keys[i];
+    if (i == 0 || a.sorted_keys[i - 1] != tile) a.tile_ranges[tile].x = std::uint32_t(i);
+    if (i + 1 == a.pairs || a.sorted_keys[i + 1] != tile) a.tile_ranges[tile].y = std::uint32_t(i + 1);
 }
 
 }  // namespace
+
+void launch_iota(std::uint32_t* out, int n, cudaStream_t stream) {
+    if (n == 0) return;
+    iota_kernel<<<blocks_for(std::size_t(n)), kBlock1d, 0, stream>>>(out, n);
+    RADIANT_CUDA_CHECK_LAUNCH("iota_kernel");
+}
+
+void launch_gather_counts(const GatherCountsArgs& a, cudaStream_t stream) {
+    if (a.n == 0) return;
+    gather_counts_kernel<<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(a);
+    RADIANT_CUDA_CHECK_LAUNCH("gather_counts_kernel");
+}
 
 void launch_bin_tiles(const BinArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;

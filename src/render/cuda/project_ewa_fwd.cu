@@ -1,25 +1,31 @@
 #include "radiant/render/cuda/cuda_check.hpp"
 #include "stages.hpp"
+#include "warp_tiles.cuh"
 
 namespace radiant::cuda {
 namespace {
 
-// One thread per Gaussian: the shared core projection, then the exact count of tiles it touches.
-// Reads the parameters; writes every per-Gaussian output (culled Gaussians: radius 0, no tiles).
+// One thread per Gaussian: the shared core projection, then the exact count of tiles it touches (walked with
+// the warp's help for large footprints). Reads the parameters; writes every per-Gaussian output (culled
+// Gaussians: radius 0, no tiles).
 __global__ void project_ewa_fwd_kernel(ProjectFwdArgs a) {
     const int g = blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= a.n) return;
-    float sh[3 * kMaxShCoeffs];
-    const GaussianParams<float> p = load_gaussian(a, g, sh);
-    Footprint<float> f;
-    if (!project_ewa_gaussian(p, a.ps, f)) {
-        a.radii[g] = 0;
-        a.tiles_touched[g] = 0;
-        a.tile_rects[g] = make_int4(0, 0, 0, 0);
-        return;
+    Footprint<float> f{};
+    bool visible = false;
+    if (g < a.n) {
+        float sh[3 * kMaxShCoeffs];
+        const GaussianParams<float> p = load_gaussian(a, g, sh);
+        visible = project_ewa_gaussian(p, a.ps, f);
+        if (!visible) {
+            a.radii[g] = 0;
+            a.tiles_touched[g] = 0;
+            a.tile_rects[g] = make_int4(0, 0, 0, 0);
+        }
     }
     const int touched =
-        for_each_touched_tile(f, a.ps.tile_size, a.tiles_x, a.ps.cam.width, a.ps.cam.height, [](int) {});
+        warp_walk_touched_tiles(visible, f, a.ps.tile_size, a.tiles_x, a.ps.cam.width, a.ps.cam.height, 0, 0,
+                                [](std::uint32_t, int, std::uint32_t) {});
+    if (!visible) return;
     a.means2d[g] = make_float2(f.mean2d.x, f.mean2d.y);
     a.conic_opacity[g] = make_float4(f.conic.a, f.conic.b, f.conic.c, f.opacity);
     a.extent_sq[g] = f.extent_sq;

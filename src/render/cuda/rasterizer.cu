@@ -50,6 +50,7 @@ Rasterizer::Rasterizer(MemoryCounter* c) : counter_(c), raster_args_(std::make_u
     radii_.set_counter(c);
     tiles_touched_.set_counter(c);
     offsets_.set_counter(c);
+    for (auto* b : {&depth_keys_sorted_, &index_, &order_, &counts_in_order_}) b->set_counter(c);
     keys_.set_counter(c);
     keys_sorted_.set_counter(c);
     gids_.set_counter(c);
@@ -186,7 +187,7 @@ void Rasterizer::bin(const RenderSettings& settings, cudaStream_t stream) {
         b.n = n;
         b.tiles_x = tiles_x_;
         b.bounds = ray_bounds_.data();
-        b.depths = depths_.data();
+        b.order = order_.data();
         b.tile_rects = tile_rects_.data();
         b.tile_bounds = tile_bounds_.data();
         b.offsets = offsets_.data();
@@ -204,12 +205,33 @@ void Rasterizer::bin(const RenderSettings& settings, cudaStream_t stream) {
     b.means2d = means2d_.data();
     b.conic_opacity = conic_opacity_.data();
     b.extent_sq = extent_sq_.data();
-    b.depths = depths_.data();
+    b.order = order_.data();
     b.tile_rects = tile_rects_.data();
     b.offsets = offsets_.data();
     b.isect_keys = keys_.data();
     b.isect_gids = gids_.data();
     launch_bin_tiles(b, stream);
+}
+
+void Rasterizer::order_by_depth(cudaStream_t stream) {
+    const int n = int(means_count_);
+    depth_keys_sorted_.resize_discard(means_count_);
+    index_.resize_discard(means_count_);
+    order_.resize_discard(means_count_);
+    counts_in_order_.resize_discard(means_count_);
+    launch_iota(index_.data(), n, stream);
+    // depth > near_plane > 0 for every Gaussian with pairs: its float's bits order like its value. The
+    // others' keys (whatever their depth holds) decide only where their zero counts go.
+    const auto* depth_bits = reinterpret_cast<const std::uint32_t*>(depths_.data());
+    std::size_t sort_bytes = 0;
+    RADIANT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, depth_bits,
+                                                       depth_keys_sorted_.data(), index_.data(),
+                                                       order_.data(), n, 0, 32, stream));
+    scratch_.resize_discard(std::max(scratch_.size(), sort_bytes));
+    RADIANT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch_.data(), sort_bytes, depth_bits,
+                                                       depth_keys_sorted_.data(), index_.data(),
+                                                       order_.data(), n, 0, 32, stream));
+    launch_gather_counts({n, order_.data(), tiles_touched_.data(), counts_in_order_.data()}, stream);
 }
 
 std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& camera,
@@ -243,18 +265,20 @@ std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& came
         project_ewa(scene, camera, settings, stream);
     if (timer) timer->mark(Stage::project, stream);
 
-    // Exclusive scan of the per-Gaussian pair counts; the total comes back to the host to size the sort.
+    // Depth order of the Gaussians, then the exclusive scan of their pair counts in that order; the total
+    // comes back to the host to size the pair sort.
     pairs_ = 0;
     if (n > 0) {
+        order_by_depth(stream);
         std::size_t scan_bytes = 0;
-        RADIANT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, tiles_touched_.data(),
+        RADIANT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts_in_order_.data(),
                                                          offsets_.data(), int(n), stream));
         scratch_.resize_discard(std::max(scratch_.size(), scan_bytes));
-        RADIANT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scratch_.data(), scan_bytes, tiles_touched_.data(),
+        RADIANT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scratch_.data(), scan_bytes, counts_in_order_.data(),
                                                          offsets_.data(), int(n), stream));
         RADIANT_CUDA_CHECK(cudaMemcpyAsync(pinned_count_, offsets_.data() + n - 1, sizeof(std::uint32_t),
                                            cudaMemcpyDeviceToHost, stream));
-        RADIANT_CUDA_CHECK(cudaMemcpyAsync(pinned_count_ + 1, tiles_touched_.data() + n - 1,
+        RADIANT_CUDA_CHECK(cudaMemcpyAsync(pinned_count_ + 1, counts_in_order_.data() + n - 1,
                                            sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream));
         RADIANT_CUDA_CHECK(cudaStreamSynchronize(stream));
         pairs_ = std::size_t(pinned_count_[0]) + std::size_t(pinned_count_[1]);
@@ -266,9 +290,9 @@ std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& came
     bin(settings, stream);
     if (timer) timer->mark(Stage::bin, stream);
 
-    // One radix sort over only the key bits in use: 32 depth bits and enough for the tile ids.
+    // Binning took the Gaussians in depth order: a stable sort on the tile bits alone.
     if (pairs_ > 0) {
-        const int end_bit = 32 + bits_for(std::uint32_t(tiles));
+        const int end_bit = std::max(1, bits_for(std::uint32_t(tiles - 1)));
         std::size_t sort_bytes = 0;
         RADIANT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_.data(),
                                                            keys_sorted_.data(), gids_.data(),

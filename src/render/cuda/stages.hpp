@@ -34,13 +34,26 @@ struct BinArgs {
     const float2* means2d;
     const float4* conic_opacity;
     const float* extent_sq;
-    const float* depths;
     const int4* tile_rects;
-    const std::uint32_t* offsets;  // exclusive prefix sum of tiles_touched [N]
-    std::uint64_t* isect_keys;     // [P] tile << 32 | depth bits
+    const std::uint32_t* order;    // [N] Gaussians by depth (see launch_gather_counts)
+    const std::uint32_t* offsets;  // [N] exclusive prefix sum of tiles_touched in that order
+    std::uint32_t* isect_keys;     // [P] tile id
     std::uint32_t* isect_gids;     // [P]
 };
 void launch_bin_tiles(const BinArgs& a, cudaStream_t stream);
+
+// Binning takes the Gaussians in depth order (a stable sort of their depth bits, ties by index): each tile's
+// pairs are then written already by (depth, index), so the pair sort needs only the tile bits (2 radix passes
+// of 4-byte keys instead of 6 of 8-byte ones) and gives the order a (tile, depth, index) sort would. (Binning
+// in index order at offsets laid out in depth order measured slower: its writes scatter.)
+void launch_iota(std::uint32_t* out, int n, cudaStream_t stream);
+struct GatherCountsArgs {
+    int n = 0;
+    const std::uint32_t* order;          // [N] Gaussians by depth
+    const std::uint32_t* tiles_touched;  // [N] by Gaussian
+    std::uint32_t* counts_in_order;      // [N] tiles_touched[order[i]]
+};
+void launch_gather_counts(const GatherCountsArgs& a, cudaStream_t stream);
 
 // The `ray` model (DESIGN.md §2). Per camera: each pixel's ray and each tile's bounds in the undistorted
 // image plane (ray_camera.cu); per Gaussian: the projection and exact silhouette tile count
@@ -79,19 +92,19 @@ void launch_project_ray_fwd(const ProjectRayFwdArgs& a, cudaStream_t stream);
 struct BinRayArgs {
     int n = 0, tiles_x = 0;
     const float4* bounds;
-    const float* depths;
     const int4* tile_rects;
     const float4* tile_bounds;
+    const std::uint32_t* order;  // as BinArgs
     const std::uint32_t* offsets;
-    std::uint64_t* isect_keys;
+    std::uint32_t* isect_keys;
     std::uint32_t* isect_gids;
 };
 void launch_bin_ray_tiles(const BinRayArgs& a, cudaStream_t stream);
 
 struct TileRangeArgs {
     std::size_t pairs = 0;
-    const std::uint64_t* sorted_keys;
-    uint2* tile_ranges;  // [tiles], zeroed by the caller
+    const std::uint32_t* sorted_keys;  // tile ids
+    uint2* tile_ranges;                // [tiles], zeroed by the caller
 };
 void launch_tile_ranges(const TileRangeArgs& a, cudaStream_t stream);
 

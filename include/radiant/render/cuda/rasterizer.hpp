@@ -81,6 +81,7 @@ class Rasterizer {
     void project_ray(const DeviceSceneView& scene, const Camera& camera, const RenderSettings& settings,
                      cudaStream_t stream);
     void bin(const RenderSettings& settings, cudaStream_t stream);
+    void order_by_depth(cudaStream_t stream);
     void update_rays(const Camera& camera, int tile_size, cudaStream_t stream);
 
     MemoryCounter* counter_;
@@ -96,6 +97,7 @@ class Rasterizer {
     DeviceBuffer<int4> tile_rects_;
     DeviceBuffer<int> radii_;
     DeviceBuffer<std::uint32_t> tiles_touched_, offsets_;
+    DeviceBuffer<std::uint32_t> depth_keys_sorted_, index_, order_, counts_in_order_;  // order_by_depth
     DeviceBuffer<float2> v_means2d_;
     DeviceBuffer<float> v_conics_, v_colours_, v_opacities_;
     // per Gaussian, `ray` model
@@ -106,7 +108,7 @@ class Rasterizer {
     DeviceBuffer<float4> tile_bounds_;
     std::optional<Camera> rays_for_;
     // per pair
-    DeviceBuffer<std::uint64_t> keys_, keys_sorted_;
+    DeviceBuffer<std::uint32_t> keys_, keys_sorted_;  // tile ids
     DeviceBuffer<std::uint32_t> gids_, gids_sorted_;
     // per tile / per pixel
     DeviceBuffer<uint2> tile_ranges_;
