@@ -95,6 +95,10 @@ void add_train_command(CLI::App& app) {
         ->transform(CLI::CheckedTransformer(
             std::map<std::string, Shading>{{"ewa", Shading::ewa}, {"ray", Shading::ray}}))
         ->capture_default_str();
+    cmd->add_flag("--antialiased", c.render.antialiased,
+                  "ewa: Mip-Splatting's 2D filter with opacity compensation (gsplat's antialiased mode), so "
+                  "the scene renders faithfully below the training resolution; viewers without it show small "
+                  "splats too thick");
     cmd->add_flag("--white-bg", c.white_background, "white background (NeRF-synthetic)");
     cmd->add_flag("--random-bg", c.random_background, "random background colour per step");
     cmd->add_option("--seed", c.seed, "random seed")->capture_default_str();
@@ -182,6 +186,7 @@ void add_train_command(CLI::App& app) {
         if (given("--sh-degree")) c.sh_degree = flags.sh_degree;
         if (given("--backend")) c.backend = flags.backend;
         if (given("--shading")) c.render.shading = flags.render.shading;
+        if (given("--antialiased")) c.render.antialiased = flags.render.antialiased;
         if (given("--white-bg")) c.white_background = flags.white_background;
         if (given("--random-bg")) c.random_background = flags.random_background;
         if (given("--seed")) c.seed = flags.seed;

@@ -23,6 +23,9 @@ void add_render_options(CLI::App& cmd, RenderOptions& o) {
     cmd.add_option("--eps2d", s.eps2d,
                    "low-pass in px² (ewa: added to the 2D covariance; ray: the same as a 3D filter)")
         ->capture_default_str();
+    cmd.add_flag("--antialiased", s.antialiased,
+                 "ewa: Mip-Splatting's 2D filter, opacity scaled to keep each splat's energy (gsplat's "
+                 "antialiased mode); renders below the training resolution stay faithful");
     cmd.add_option("--shading", s.shading,
                    "ewa (what 3DGS viewers show) or ray (peak response along each pixel's ray, through the "
                    "camera's lens distortion)")

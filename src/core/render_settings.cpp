@@ -35,6 +35,9 @@ void validate(const RenderSettings& s) {
     if (!(s.near_plane > 0) || !(s.far_plane > s.near_plane))
         fail(fmt::format("near/far planes {} / {} must satisfy 0 < near < far", s.near_plane, s.far_plane));
     if (!(s.eps2d >= 0) || !std::isfinite(s.eps2d)) fail(fmt::format("eps2d {} is negative", s.eps2d));
+    if (s.antialiased && s.shading != Shading::ewa)
+        fail("antialiased is the ewa model's 2D filter; the ray model filters in 3D already (eps2d)");
+    if (s.antialiased && !(s.eps2d > 0)) fail("antialiased needs eps2d > 0 (the filter it compensates)");
     for (double b : s.background)
         if (!std::isfinite(b)) fail("background is not finite");
 }

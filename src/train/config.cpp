@@ -70,6 +70,7 @@ void for_each_field(TrainConfig& c, F&& f) {
     f("near_plane", c.render.near_plane);
     f("far_plane", c.render.far_plane);
     f("eps2d", c.render.eps2d);
+    f("antialiased", c.render.antialiased);
     f("lr_means_init", c.lr.means_init);
     f("lr_means_final", c.lr.means_final);
     f("lr_sh_dc", c.lr.sh_dc);

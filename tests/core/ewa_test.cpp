@@ -50,6 +50,43 @@ TEST(Ewa, Cov2dMatchesProjectedSampleCovariance) {
     }
 }
 
+// The compensation keeps a splat's integral: opacity × 2π√det Σ' with the filtered Σ' equals that of Σ.
+TEST(Ewa, AntialiasingCompensationKeepsTheEnergy) {
+    const double eps = 0.3;
+    for (const Sym2<double> raw : {Sym2<double>{0.2, 0.0, 0.2}, Sym2<double>{4.0, 1.5, 2.0},
+                                   Sym2<double>{0.05, -0.02, 0.4}, Sym2<double>{900.0, 30.0, 400.0}}) {
+        const Sym2<double> filtered{raw.a + eps, raw.b, raw.c + eps};
+        const double comp = aa_compensation(filtered, eps);
+        const double det_raw = raw.a * raw.c - raw.b * raw.b;
+        const double det_filtered = filtered.a * filtered.c - filtered.b * filtered.b;
+        EXPECT_NEAR(comp * std::sqrt(det_filtered), std::sqrt(det_raw), 1e-12 * std::sqrt(det_filtered));
+        EXPECT_GT(comp, 0.0);
+        EXPECT_LT(comp, 1.0);
+    }
+    EXPECT_NEAR(aa_compensation(Sym2<double>{0.5, 0.0, 0.5}, 0.3), 0.2 / 0.5, 1e-15);  // isotropic: σ²/(σ²+ε)
+    EXPECT_EQ(aa_compensation(Sym2<double>{0.3, 0.0, 0.3}, 0.3), 0.0);                 // a point: all filter
+}
+
+TEST(Ewa, AntialiasingCompensationGradientMatchesCentralDifferences) {
+    const double eps = 0.3, h = 1e-6;
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> u(0.05, 3.0), ub(-0.5, 0.5);
+    for (int trial = 0; trial < 20; ++trial) {
+        const Sym2<double> raw{u(rng), 0, u(rng)};
+        const Sym2<double> c{raw.a + eps, ub(rng) * std::sqrt(raw.a * raw.c), raw.c + eps};
+        const double v = 1.7;
+        const Sym2<double> g = aa_compensation_vjp(c, eps, v);
+        auto f = [&](Sym2<double> x) { return v * aa_compensation(x, eps); };
+        const double fd_a = (f({c.a + h, c.b, c.c}) - f({c.a - h, c.b, c.c})) / (2 * h);
+        const double fd_b = (f({c.a, c.b + h, c.c}) - f({c.a, c.b - h, c.c})) / (2 * h);
+        const double fd_c = (f({c.a, c.b, c.c + h}) - f({c.a, c.b, c.c - h})) / (2 * h);
+        const double scale = std::abs(fd_a) + std::abs(fd_b) + std::abs(fd_c);
+        EXPECT_NEAR(g.a, fd_a, 1e-6 * scale) << trial;
+        EXPECT_NEAR(g.b, fd_b, 1e-6 * scale) << trial;
+        EXPECT_NEAR(g.c, fd_c, 1e-6 * scale) << trial;
+    }
+}
+
 TEST(Ewa, LowPassAddsToTheDiagonal) {
     Camera c = look_at({0, 0, -3}, {0, 0, 0}, {0, -1, 0}, 50, 64, 64);
     const auto cam = pinhole_params<double>(c);

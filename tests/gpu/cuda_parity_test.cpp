@@ -50,6 +50,7 @@ struct Case {
     TraceMode mode;
     Shading shading = Shading::ewa;
     CameraModel lens = CameraModel::pinhole;
+    bool antialiased = false;
 };
 
 // Lens coefficients of the strength phone and action cameras have.
@@ -82,6 +83,7 @@ TEST_P(CudaParity, ImagesAndGradientsMatchTheCpuReference) {
     s.trace_mode = c.mode;
     s.max_splat_steps = c.mode == TraceMode::trace ? 512 : 0;
     s.background = {0.1, 0.3, 0.2};
+    s.antialiased = c.antialiased;
     CudaStep gpu;
     gpu.set_scene(scene);
     const Image<float> img_gpu = gpu.render(cam, s);
@@ -148,7 +150,11 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"ray_random_n2000_fisheye_trace", false, 2000, 1, 130, 77, TraceMode::trace,
                            Shading::ray, CameraModel::fisheye},
                       Case{"ray_bench_n50k_opencv", true, 50000, 3, 480, 270, TraceMode::replay, Shading::ray,
-                           CameraModel::opencv}),
+                           CameraModel::opencv},
+                      Case{"antialiased_random_n2000", false, 2000, 3, 200, 150, TraceMode::replay,
+                           Shading::ewa, CameraModel::pinhole, true},
+                      Case{"antialiased_bench_n50k", true, 50000, 3, 480, 270, TraceMode::replay,
+                           Shading::ewa, CameraModel::pinhole, true}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(CudaAdam, MatchesTheCpuOptimizerToFloatRounding) {

@@ -119,6 +119,24 @@ TEST(GradCheckNearCutoffs, MaxAnisotropyClamp) {
 }
 
 // At the discontinuities themselves.
+// Mip-Splatting's compensation: opacity × √(det Σ / det Σ'), which moves with the 2D covariance. Small
+// Gaussians (a pixel or two) so it is far from 1 and its gradient carries weight.
+TEST(GradCheckAntialiased, SmallSplatsWithCompensation) {
+    test::RandomSceneOptions o;
+    o.count = 150;
+    o.log_scale_mean = -4.2;
+    o.log_scale_sd = 0.5;
+    test::GradCheckProblem p;
+    p.scene = test::random_scene<double>(41, o);
+    p.camera = test::random_camera(42, 48, 40);
+    p.weights = test::random_weights(43, 48, 40);
+    p.settings.antialiased = true;
+    expect_all_groups_pass(test::GradientChecker(p), "antialiased_small", 41);
+    o.log_scale_mean = -2.5;  // and the usual sizes
+    p.scene = test::random_scene<double>(44, o);
+    expect_all_groups_pass(test::GradientChecker(p), "antialiased", 44);
+}
+
 TEST(GradDiscontinuities, ClampedAlphaPassesNoGradient) {
     // One Gaussian, opacity 0.999, centred on pixel (4, 4); the loss sees only that pixel, where α = 0.99.
     SceneT<double> s;

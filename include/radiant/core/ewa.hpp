@@ -48,6 +48,32 @@ RADIANT_HD Sym2<T> ewa_cov2d(const PinholeParams<T>& cam, Vec3<T> p_cam, const M
     return {dot(j.row0, s0) + eps2d, dot(j.row0, s1), dot(j.row1, s1) + eps2d};
 }
 
+// Mip-Splatting's 2D filter (gsplat's rasterize_mode="antialiased"): the low-pass eps2d·I widens each
+// footprint, which alone adds energy — a splat smaller than a pixel shows brighter and thicker the further
+// the camera zooms out. Scaling its opacity by √(det Σ / det(Σ + eps2d·I)) keeps the integral of its
+// response. Takes Σ' = Σ + eps2d·I (what ewa_cov2d returns); 0 when Σ is degenerate.
+template <class T>
+RADIANT_HD T aa_compensation(Sym2<T> cov2d, T eps2d) {
+    const T det_filtered = cov2d.a * cov2d.c - cov2d.b * cov2d.b;
+    const T det = (cov2d.a - eps2d) * (cov2d.c - eps2d) - cov2d.b * cov2d.b;
+    const T ratio = det / det_filtered;
+    return ratio > T(0) ? std::sqrt(ratio) : T(0);
+}
+
+// ∂L/∂Σ' (stored form) from ∂L/∂(the compensation).
+template <class T>
+RADIANT_HD Sym2<T> aa_compensation_vjp(Sym2<T> cov2d, T eps2d, T v_comp) {
+    const T det_filtered = cov2d.a * cov2d.c - cov2d.b * cov2d.b;
+    const T det = (cov2d.a - eps2d) * (cov2d.c - eps2d) - cov2d.b * cov2d.b;
+    const T ratio = det / det_filtered;
+    if (!(ratio > T(0))) return {};
+    // ratio = det / det_filtered; ∂comp = ∂ratio / (2 comp)
+    const T k = v_comp / (T(2) * std::sqrt(ratio) * det_filtered * det_filtered);
+    return {k * ((cov2d.c - eps2d) * det_filtered - det * cov2d.c),
+            k * T(-2) * cov2d.b * (det_filtered - det),
+            k * ((cov2d.a - eps2d) * det_filtered - det * cov2d.a)};
+}
+
 // Adds ∂L/∂Σ_cam and ∂L/∂p_cam given ∂L/∂Σ' in stored form (v_b is the gradient of the single stored
 // off-diagonal, which stands for both b entries of the matrix).
 template <class T>

@@ -27,6 +27,7 @@ struct ProjectSettings {
     T near_plane, far_plane, eps2d, alpha_cutoff, radius_scale, max_anisotropy;
     int sh_degree;  // active degree, at most the scene's
     int tile_size;
+    bool antialiased;  // opacity × aa_compensation (core/ewa.hpp)
 };
 
 template <class T>
@@ -68,6 +69,7 @@ RADIANT_HD bool project_ewa_gaussian(const GaussianParams<T>& g, const ProjectSe
     const Sym2<T> cov2d = ewa_cov2d(s.cam, p, cov_cam, s.eps2d);
     if (!inverse(cov2d, f.conic)) return false;
     f.opacity = sigmoid(g.opacity_logit);
+    if (s.antialiased) f.opacity *= aa_compensation(cov2d, s.eps2d);
     f.extent_sq = footprint_extent_sq(f.opacity, s.alpha_cutoff, s.radius_scale);
     if (!(f.extent_sq > T(0))) return false;
     f.mean2d = project_pinhole(s.cam, p);
@@ -93,8 +95,17 @@ RADIANT_HD GaussianGrads<T> project_ewa_gaussian_vjp(const GaussianParams<T>& g,
     const Vec3<T> p = world_to_camera(s.cam, g.mean);
     const Mat3<T> cov_cam = s.cam.R * covariance(log_scale, g.quat) * wt;
 
+    // opacity = sigmoid(logit) (× the anti-aliasing compensation of the 2D covariance)
+    const T sig = sigmoid(g.opacity_logit);
+    T compensation = T(1);
     // conic → 2D covariance → camera-frame covariance and point
-    const Sym2<T> v_cov2d = inverse_vjp(f.conic, v.v_conic);
+    Sym2<T> v_cov2d = inverse_vjp(f.conic, v.v_conic);
+    if (s.antialiased) {
+        const Sym2<T> cov2d = ewa_cov2d(s.cam, p, cov_cam, s.eps2d);
+        compensation = aa_compensation(cov2d, s.eps2d);
+        const Sym2<T> v_aa = aa_compensation_vjp(cov2d, s.eps2d, v.v_opacity * sig);
+        v_cov2d = {v_cov2d.a + v_aa.a, v_cov2d.b + v_aa.b, v_cov2d.c + v_aa.c};
+    }
     Mat3<T> v_cov_cam;
     Vec3<T> v_p{};
     ewa_cov2d_vjp(s.cam, p, cov_cam, v_cov2d, v_cov_cam, v_p);
@@ -111,7 +122,7 @@ RADIANT_HD GaussianGrads<T> project_ewa_gaussian_vjp(const GaussianParams<T>& g,
     const Vec3<T> view = g.mean - s.centre;
     const Vec3<T> v_dir = sh_to_colour_vjp(s.sh_degree, g.sh, normalize(view), v.v_colour, v_sh);
     out.v_mean += normalize_vjp(view, v_dir);
-    out.v_opacity_logit = v.v_opacity * f.opacity * (T(1) - f.opacity);
+    out.v_opacity_logit = v.v_opacity * compensation * sig * (T(1) - sig);
     return out;
 }
 
@@ -149,6 +160,7 @@ ProjectSettings<T> project_settings(const Camera& camera, const RenderSettings& 
     p.max_anisotropy = T(s.max_anisotropy);
     p.sh_degree = s.sh_degree < scene_degree ? s.sh_degree : scene_degree;
     p.tile_size = s.tile_size;
+    p.antialiased = s.antialiased;
     return p;
 }
 

@@ -34,6 +34,9 @@ struct RenderSettings {
     // Low-pass in px²: added to the 2D covariance (`ewa`); as a 3D filter at the Gaussian's depth (`ray`,
     // ray_filter_variance).
     double eps2d = 0.3;
+    // `ewa`: scale each splat's opacity so the low-pass keeps its energy (Mip-Splatting's 2D filter,
+    // gsplat's "antialiased" mode): renders at lower resolutions than trained stay faithful.
+    bool antialiased = false;
     std::array<double, 3> background{0.0, 0.0, 0.0};
     TraceMode trace_mode = TraceMode::replay;
     Shading shading = Shading::ewa;
