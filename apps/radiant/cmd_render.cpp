@@ -207,6 +207,10 @@ void add_render_command(CLI::App& app) {
     cmd->add_flag(
         "--depth", a->outputs.depth,
         "also NAME_depth.png (near red, far blue) and NAME_depth.npy (camera z per pixel, float32)");
+    cmd->add_flag(
+        "--median-depth", a->outputs.median_depth,
+        "also NAME_median_depth.png and .npy: the depth where each pixel's transmittance falls below "
+        "½ (sharp at object edges, where the expected depth blends foreground and background)");
     cmd->add_flag("--alpha", a->outputs.alpha,
                   "also NAME_alpha.png: each pixel's coverage (1 − transmittance)");
     cmd->add_option("--jpeg-quality", a->outputs.jpeg_quality, "JPEG quality for .jpg outputs")

@@ -55,7 +55,8 @@ std::vector<std::string> render_views(Backend& backend, const std::vector<Camera
     std::vector<std::string> written;
     for (std::size_t i = 0; i < cameras.size(); ++i) {
         const auto t0 = std::chrono::steady_clock::now();
-        const RenderLayers r = backend.render_layers(cameras[i], settings, outputs.depth);
+        const RenderLayers r =
+            backend.render_layers(cameras[i], settings, outputs.depth || outputs.median_depth);
         const double ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         const std::string& path = paths[i];
@@ -74,6 +75,13 @@ std::vector<std::string> render_views(Backend& backend, const std::vector<Camera
             written.push_back(with_suffix(path, "_depth", ".npy"));
             write_npy(written.back(), r.depth);
             extra += ", depth";
+        }
+        if (outputs.median_depth) {
+            written.push_back(with_suffix(path, "_median_depth", ".png"));
+            write_png(written.back(), depth_picture(r.median_depth, r.alpha));
+            written.push_back(with_suffix(path, "_median_depth", ".npy"));
+            write_npy(written.back(), r.median_depth);
+            extra += ", median depth";
         }
         log_info("wrote {} ({}x{}{}, {:.1f} ms)", path, cameras[i].width, cameras[i].height, extra, ms);
     }

@@ -11,6 +11,7 @@
 namespace radiant::app {
 
 struct ViewOutputs {
+    bool median_depth = false;  // NAME_median_depth.png and .npy: where T first falls below ½
     bool depth = false;  // NAME_depth.png (turbo colours, near = red) and NAME_depth.npy (camera z, float32)
     bool alpha = false;  // NAME_alpha.png (8-bit coverage)
     int jpeg_quality = 95;

@@ -104,7 +104,8 @@ class CpuBackend final : public Backend {
     }
     RenderLayers render_layers(const Camera& camera, const RenderSettings& settings, bool depth) override {
         ForwardResult<float> f = cpu::render_forward(state_.params, camera, settings);
-        return {std::move(f.rgb), std::move(f.alpha), depth ? std::move(f.depth) : Image<float>{}};
+        if (!depth) return {std::move(f.rgb), std::move(f.alpha), {}, {}};
+        return {std::move(f.rgb), std::move(f.alpha), std::move(f.depth), std::move(f.median_depth)};
     }
 
     ViewScore evaluate(const Camera& camera, const RenderSettings& settings, std::size_t index,

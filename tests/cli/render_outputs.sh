@@ -10,14 +10,16 @@ is_png() { [ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e47" ] || f
 is_jpeg() { [ "$(head -c 3 "$1" | od -An -tx1 | tr -d ' \n')" = "ffd8ff" ] || fail "$1 is not a JPEG"; }
 
 # An orbit from the run's cameras.json into a folder, with depth and alpha.
-"$radiant" render -m "$run" --orbit 3 -o "$work/orbit/" --depth --alpha --backend cpu >"$work/orbit.log" 2>&1 ||
+"$radiant" render -m "$run" --orbit 3 -o "$work/orbit/" --depth --median-depth --alpha --backend cpu >"$work/orbit.log" 2>&1 ||
   { cat "$work/orbit.log"; fail "orbit"; }
 grep -q "orbit from .*cameras.json's" "$work/orbit.log" || fail "the orbit did not use the run's cameras"
 for i in 000 001 002; do
   is_png "$work/orbit/$i.png"; is_png "$work/orbit/${i}_alpha.png"; is_png "$work/orbit/${i}_depth.png"
   [ "$(head -c 6 "$work/orbit/${i}_depth.npy" | tail -c 5)" = "NUMPY" ] || fail "${i}_depth.npy is not .npy"
+  is_png "$work/orbit/${i}_median_depth.png"
+  [ "$(head -c 6 "$work/orbit/${i}_median_depth.npy" | tail -c 5)" = "NUMPY" ] || fail "${i}_median_depth.npy"
 done
-[ "$(ls "$work/orbit" | wc -l)" -eq 12 ] || fail "orbit folder holds $(ls "$work/orbit")"
+[ "$(ls "$work/orbit" | wc -l)" -eq 18 ] || fail "orbit folder holds $(ls "$work/orbit")"
 
 # The run's test views as JPEG, each named after its camera (the dataset's image name).
 "$radiant" render -m "$run/scene.ply" --views test -o "$work/test.jpg" --backend cpu >"$work/views.log" 2>&1 ||

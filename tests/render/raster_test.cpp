@@ -110,6 +110,22 @@ TEST(TiledRaster, EarlyStopLeavesOutTheHitThatWouldCrossTheThreshold) {
     EXPECT_EQ(f.trace.last_isect[pix], tile_start + 5);
 }
 
+// The median depth is the z of the hit that takes T below ½: the first at α = 0.8, the second at α = 0.3
+// (T 1 → .7 → .49); 0 when a pixel's coverage stays under ½.
+TEST(TiledRaster, MedianDepthIsWhereTransmittanceCrossesAHalf) {
+    RenderSettings s;
+    s.eps2d = 0;
+    const std::size_t pix = 4 * 9 + 4;
+    EXPECT_NEAR(cpu::render_forward(stack_scene(10), centre_camera(), s).median_depth.data[pix], 2.1, 1e-12);
+    SceneT<double> faint = stack_scene(10);
+    for (double& o : faint.opacity_logits) o = logit(0.3);
+    const ForwardResult<double> f = cpu::render_forward(faint, centre_camera(), s);
+    EXPECT_NEAR(f.median_depth.data[pix], 2.2, 1e-12);
+    EXPECT_GT(f.depth.data[pix], 2.2);  // the expected depth lies further back
+    faint.resize(1);
+    EXPECT_EQ(cpu::render_forward(faint, centre_camera(), s).median_depth.data[pix], 0.0);
+}
+
 TEST(TiledRaster, HitCapAndTraceRecordTheHits) {
     RenderSettings s;
     s.eps2d = 0;

@@ -26,6 +26,14 @@ RADIANT_HD T expected_depth(T weighted_depth, T final_transmittance) {
     return coverage > T(0) ? weighted_depth / coverage : T(0);
 }
 
+// A pixel's median depth is the camera z of the hit at which its transmittance first falls below ½: the
+// surface the ray reaches, where the expected depth blends a foreground edge with what lies behind it (2DGS,
+// RaDe-GS). 0 where the coverage never reaches ½.
+template <class T>
+RADIANT_HD bool is_median_hit(T t_before, T t_after) {
+    return t_before >= T(0.5) && t_after < T(0.5);
+}
+
 // α of one Gaussian at one pixel; false when the hit is skipped.
 template <class T>
 RADIANT_HD bool splat_alpha(Sym2<T> conic, Vec2<T> d, T opacity, T extent_sq, T alpha_cutoff, T& alpha) {

@@ -63,9 +63,10 @@ struct ForwardResult {
     Projected<T> projected;
     TileLists lists;
     PixelTrace<T> trace;
-    Image<T> rgb;    // [H, W, 3]
-    Image<T> alpha;  // [H, W] 1 − T_final
-    Image<T> depth;  // [H, W] expected camera z of the composited hits, 0 where nothing was hit
+    Image<T> rgb;           // [H, W, 3]
+    Image<T> alpha;         // [H, W] 1 − T_final
+    Image<T> depth;         // [H, W] expected camera z of the composited hits, 0 where nothing was hit
+    Image<T> median_depth;  // [H, W] camera z where T first falls below ½ (core/composite.hpp), else 0
 };
 
 }  // namespace radiant

@@ -57,7 +57,7 @@ struct ViewScore {
 // A render's layers: colour [H, W, 3], coverage α = 1 − final transmittance [H, W], and (when asked for)
 // the expected camera z of the composited hits [H, W] (0 where nothing was hit).
 struct RenderLayers {
-    Image<float> rgb, alpha, depth;
+    Image<float> rgb, alpha, depth, median_depth;  // the depths when asked for (core/composite.hpp)
 };
 
 // A backend's memory on its device.

@@ -38,6 +38,7 @@ void composite_tiles(const Projected<T>& pr, const TileLists& lists, const TileG
     out.rgb = Image<T>(w, h, 3);
     out.alpha = Image<T>(w, h, 1);
     out.depth = Image<T>(w, h, 1);
+    out.median_depth = Image<T>(w, h, 1);
     PixelTrace<T>& tr = out.trace;
     tr.mode = settings.trace_mode;
     tr.stride = settings.trace_mode == TraceMode::trace ? settings.max_splat_steps : 0;
@@ -62,7 +63,7 @@ void composite_tiles(const Projected<T>& pr, const TileLists& lists, const TileG
         for (int y = ty * ts; y < (ty + 1) * ts && y < h; ++y)
             for (int x = tx * ts; x < (tx + 1) * ts && x < w; ++x) {
                 const std::size_t pix = std::size_t(y) * std::size_t(w) + std::size_t(x);
-                T trans = T(1), depth = T(0);
+                T trans = T(1), depth = T(0), median = T(0);
                 Vec3<T> c{};
                 std::int32_t n_hits = 0, last = start;
                 for (std::int32_t i = start; i < end; ++i) {
@@ -81,6 +82,7 @@ void composite_tiles(const Projected<T>& pr, const TileLists& lists, const TileG
                     const T weight = alpha * trans;
                     c += weight * pr.colours[g];
                     depth += weight * pr.depths[g];
+                    if (is_median_hit(trans, next)) median = pr.depths[g];
                     trans = next;
                     ++n_hits;
                     last = i + 1;
@@ -90,6 +92,7 @@ void composite_tiles(const Projected<T>& pr, const TileLists& lists, const TileG
                 const T opacity = T(1) - trans;
                 out.alpha.data[pix] = opacity;
                 out.depth.data[pix] = expected_depth(depth, trans);
+                out.median_depth.data[pix] = median;
                 tr.n_hits[pix] = n_hits;
                 tr.last_isect[pix] = last;
                 tr.final_T[pix] = trans;

@@ -11,7 +11,7 @@ constexpr int kMaxBlock = 256;  // 16×16 tiles
 // core/composite.hpp (α from the shading model) and records its trace. Reads the projection and the lists;
 // writes rgb, final_T, n_hits, last_isect and (trace mode) the hits. A pixel without a ray (`ray` model,
 // outside the lens model's valid region) is background. With kDepth, also the expected depth of the
-// composited hits (core/composite.hpp's weights), as the CPU reference.
+// composited hits (core/composite.hpp's weights) and their median depth, as the CPU reference.
 template <class Model, bool kDepth>
 __global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) {
     __shared__ typename Model::template Batch<kMaxBlock> s;
@@ -24,7 +24,7 @@ __global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) 
     typename Model::Pixel px{};
     const bool has_ray = inside && Model::pixel(a, x, y, pix, px);
 
-    float trans = 1.f, depth = 0.f;
+    float trans = 1.f, depth = 0.f, median = 0.f;
     Vec3<float> c{};
     int hits = 0;
     std::int32_t last = std::int32_t(range.x);
@@ -56,7 +56,10 @@ __global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) 
                 a.hit_T[slot] = trans;
             }
             c += (alpha * trans) * s.colour_of(j);
-            if constexpr (kDepth) depth += alpha * trans * a.depths[s.gid[j]];
+            if constexpr (kDepth) {
+                depth += alpha * trans * a.depths[s.gid[j]];
+                if (is_median_hit(trans, next)) median = a.depths[s.gid[j]];
+            }
             trans = next;
             ++hits;
             last = std::int32_t(batch) + j + 1;
@@ -70,7 +73,10 @@ __global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) 
     a.final_T[pix] = trans;
     a.n_hits[pix] = hits;
     a.last_isect[pix] = last;
-    if constexpr (kDepth) a.depth[pix] = expected_depth(depth, trans);
+    if constexpr (kDepth) {
+        a.depth[pix] = expected_depth(depth, trans);
+        a.median_depth[pix] = median;
+    }
 }
 
 template <class Model>

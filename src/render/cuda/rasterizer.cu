@@ -42,7 +42,7 @@ float StageTimer::elapsed_ms(Stage stage) const {
 
 Rasterizer::Rasterizer(MemoryCounter* c) : counter_(c), raster_args_(std::make_unique<RasterFwdArgs>()) {
     for (auto* b : {&extent_sq_, &depths_, &colours_, &v_conics_, &v_colours_, &v_opacities_, &rgb_,
-                    &final_T_, &hit_alphas_, &hit_T_, &depth_, &ray_whitening_, &v_ray_})
+                    &final_T_, &hit_alphas_, &hit_T_, &depth_, &median_depth_, &ray_whitening_, &v_ray_})
         b->set_counter(c);
     for (auto* b : {&means2d_, &v_means2d_, &pixel_dirs_, &col_bounds_, &row_bounds_}) b->set_counter(c);
     for (auto* b : {&conic_opacity_, &ray_mean_opacity_, &ray_bounds_, &tile_bounds_}) b->set_counter(c);
@@ -350,8 +350,10 @@ std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& came
     r.hit_T = hit_T_.data();
     if (depth) {
         depth_.resize_discard(pixels);
+        median_depth_.resize_discard(pixels);
         r.depths = depths_.data();
         r.depth = depth_.data();
+        r.median_depth = median_depth_.data();
     }
     launch_raster_fwd(r, stream);
     if (timer) timer->mark(Stage::forward, stream);
@@ -432,6 +434,15 @@ Image<float> Rasterizer::download_depth(cudaStream_t stream) const {
         "Rasterizer::download_depth: the last forward did not draw depth");
     Image<float> img(width_, height_, 1);
     img.data = depth_.download(stream);
+    return img;
+}
+
+Image<float> Rasterizer::download_median_depth(cudaStream_t stream) const {
+    RADIANT_CHECK(raster_args_->median_depth != nullptr &&
+                      median_depth_.size() == std::size_t(width_) * std::size_t(height_),
+                  "Rasterizer::download_median_depth: the last forward did not draw depth");
+    Image<float> img(width_, height_, 1);
+    img.data = median_depth_.download(stream);
     return img;
 }
 

@@ -138,6 +138,7 @@ struct RasterFwdArgs {
     // null in training, which runs a kernel without it.
     const float* depths;
     float* depth;
+    float* median_depth;
 };
 void launch_raster_fwd(const RasterFwdArgs& a, cudaStream_t stream);
 

@@ -126,7 +126,10 @@ RenderLayers CudaStep::render_layers(const Camera& camera, const RenderSettings&
     RenderLayers out;
     out.rgb = d.raster.download_rgb(d.stream);
     out.alpha = d.raster.download_alpha(d.stream);
-    if (depth) out.depth = d.raster.download_depth(d.stream);
+    if (depth) {
+        out.depth = d.raster.download_depth(d.stream);
+        out.median_depth = d.raster.download_median_depth(d.stream);
+    }
     return out;
 }
 

@@ -59,7 +59,7 @@ class Rasterizer {
     Rasterizer& operator=(const Rasterizer&) = delete;
 
     // Forward; the image stays on the device (rgb()). Returns the tile-pair count. With `depth`, the
-    // expected depth of each pixel too (a kernel of its own: training never pays for it).
+    // expected and median depth of each pixel too (a kernel of its own: training never pays for it).
     std::size_t forward(const DeviceSceneView& scene, const Camera& camera, const RenderSettings& settings,
                         cudaStream_t stream, StageTimer* timer = nullptr, bool depth = false);
     // Backward of the last forward, from ∂L/∂C on the device ([H·W, 3]); overwrites `out`.
@@ -71,9 +71,10 @@ class Rasterizer {
     int width() const { return width_; }
     int height() const { return height_; }
     Image<float> download_rgb(cudaStream_t stream) const;
-    // 1 − final transmittance of the last forward; its depth (forward with `depth`).
+    // 1 − final transmittance of the last forward; its expected and median depth (forward with `depth`).
     Image<float> download_alpha(cudaStream_t stream) const;
     Image<float> download_depth(cudaStream_t stream) const;
+    Image<float> download_median_depth(cudaStream_t stream) const;
 
   private:
     void project_ewa(const DeviceSceneView& scene, const Camera& camera, const RenderSettings& settings,
@@ -112,7 +113,7 @@ class Rasterizer {
     DeviceBuffer<std::uint32_t> gids_, gids_sorted_;
     // per tile / per pixel
     DeviceBuffer<uint2> tile_ranges_;
-    DeviceBuffer<float> rgb_, final_T_, hit_alphas_, hit_T_, depth_;
+    DeviceBuffer<float> rgb_, final_T_, hit_alphas_, hit_T_, depth_, median_depth_;
     DeviceBuffer<std::int32_t> n_hits_, last_isect_, hit_gids_;
     // scratch (CUB), and a pinned word for the pair count
     DeviceBuffer<unsigned char> scratch_;
