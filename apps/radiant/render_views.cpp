@@ -69,20 +69,16 @@ std::vector<std::string> render_views(Backend& backend, const std::vector<Camera
             write_png(written.back(), to_u8(r.alpha));
             extra += ", alpha";
         }
-        if (outputs.depth) {
-            written.push_back(with_suffix(path, "_depth", ".png"));
-            write_png(written.back(), depth_picture(r.depth, r.alpha));
-            written.push_back(with_suffix(path, "_depth", ".npy"));
-            write_npy(written.back(), r.depth);
-            extra += ", depth";
-        }
-        if (outputs.median_depth) {
-            written.push_back(with_suffix(path, "_median_depth", ".png"));
-            write_png(written.back(), depth_picture(r.median_depth, r.alpha));
-            written.push_back(with_suffix(path, "_median_depth", ".npy"));
-            write_npy(written.back(), r.median_depth);
-            extra += ", median depth";
-        }
+        // A depth layer: a picture to look at and the float32 values to compute with.
+        auto write_depth = [&](const Image<float>& depth, const char* suffix, const char* what) {
+            written.push_back(with_suffix(path, suffix, ".png"));
+            write_png(written.back(), depth_picture(depth, r.alpha));
+            written.push_back(with_suffix(path, suffix, ".npy"));
+            write_npy(written.back(), depth);
+            extra += what;
+        };
+        if (outputs.depth) write_depth(r.depth, "_depth", ", depth");
+        if (outputs.median_depth) write_depth(r.median_depth, "_median_depth", ", median depth");
         log_info("wrote {} ({}x{}{}, {:.1f} ms)", path, cameras[i].width, cameras[i].height, extra, ms);
     }
     return written;
