@@ -104,7 +104,8 @@ void run(RenderArgs& a, const CLI::App& cmd) {
             throw IoError(a.model, "is a folder without scene.ply: not a training output folder");
         // Splats trained with the anti-aliasing compensation are drawn with it, or small ones turn thick.
         const fs::path config = fs::path(a.model) / "config.json";
-        if (!a.render.settings.antialiased && fs::exists(config, ec)) {
+        if (!a.render.settings.antialiased && a.render.settings.shading == Shading::ewa &&
+            fs::exists(config, ec)) {
             const std::string text = read_file(config.string());
             if (config_sets(text, "antialiased") &&
                 config_from_json(text, config.string(), TrainConfig{}).render.antialiased) {
