@@ -14,11 +14,10 @@
 #include "radiant/core/log.hpp"
 #include "radiant/io/camera_json.hpp"
 #include "radiant/io/dataset.hpp"
-#include "radiant/io/file.hpp"
 #include "radiant/io/ply.hpp"
 #include "radiant/io/scene_formats.hpp"
 #include "radiant/train/backend.hpp"
-#include "radiant/train/config.hpp"
+#include "radiant/train/trainer.hpp"
 #include "render_options.hpp"
 #include "render_views.hpp"
 
@@ -103,14 +102,10 @@ void run(RenderArgs& a, const CLI::App& cmd) {
         if (!fs::exists(scene_path, ec))
             throw IoError(a.model, "is a folder without scene.ply: not a training output folder");
         // Splats trained with the anti-aliasing compensation are drawn with it, or small ones turn thick.
-        const fs::path config = fs::path(a.model) / "config.json";
-        if (!a.render.settings.antialiased && a.render.settings.shading == Shading::ewa &&
-            fs::exists(config, ec)) {
-            const std::string text = read_file(config.string());
-            if (config_sets(text, "antialiased") &&
-                config_from_json(text, config.string(), TrainConfig{}).render.antialiased) {
+        if (!a.render.settings.antialiased && a.render.settings.shading == Shading::ewa) {
+            const std::optional<RenderSettings> trained = run_render_settings(a.model);
+            if (trained && trained->antialiased) {
                 a.render.settings.antialiased = true;
-                validate(a.render.settings);
                 log_info("{} trained with --antialiased: rendering with it", a.model);
             }
         }

@@ -127,7 +127,12 @@ void serve(const std::string& scene_arg, const std::string& camera_json, const s
            const std::vector<double>& background, const live::LiveOptions& options) {
     fs::path scene_path = scene_arg;
     std::error_code ec;
-    if (fs::is_directory(scene_path, ec)) scene_path /= "scene.ply";
+    RenderSettings settings;
+    if (fs::is_directory(scene_path, ec)) {
+        scene_path /= "scene.ply";
+        // A run is drawn as it trained: its shading model, anti-aliasing and background.
+        if (const std::optional<RenderSettings> trained = run_render_settings(scene_arg)) settings = *trained;
+    }
     std::unique_ptr<Backend> backend = make_backend(backend_name);
     TrainState state;
     state.params = read_scene(scene_path.string());
@@ -142,7 +147,6 @@ void serve(const std::string& scene_arg, const std::string& camera_json, const s
     state.adam.reset_like(state.params);
     state.stats.reset(state.params.size());
     backend->load(state);
-    RenderSettings settings;
     if (background.size() == 3) settings.background = {background[0], background[1], background[2]};
     install_interrupt_handler();
     live::serve_scene(*backend, cameras, settings,
@@ -177,7 +181,10 @@ void add_view_command(CLI::App& app) {
     cmd->callback([a, cmd] {
         if (a->serve > 0) {
             if (cmd->count("--output")) throw Error("--serve writes no page: drop -o");
-            serve(a->scene, a->camera, a->backend, a->background, live::LiveOptions{a->host, a->serve, 1.0});
+            // A run's own background unless one is given.
+            serve(a->scene, a->camera, a->backend,
+                  cmd->count("--background") ? a->background : std::vector<double>{},
+                  live::LiveOptions{a->host, a->serve, 1.0});
             return;
         }
         if (cmd->count("--viewer-host") || cmd->count("--backend"))

@@ -635,6 +635,15 @@ TrainResult resume(const std::string& run_dir, const ResumeChanges& changes, con
     return run_training(c, std::move(ck), true, hooks);
 }
 
+std::optional<RenderSettings> run_render_settings(const std::string& run_dir) {
+    const fs::path config_path = fs::path(run_dir) / "config.json";
+    std::error_code ec;
+    if (!fs::exists(config_path, ec)) return std::nullopt;
+    const std::string text = read_file(config_path.string());
+    const TrainConfig c = config_from_json(text, config_path.string(), runs_before_issue_18(text));
+    return eval_settings(c, c.sh_degree);
+}
+
 TrainResult evaluate_model(const std::string& model, const std::string& data_dir,
                            const std::string& backend_name, std::optional<Undistort> undistort) {
     const fs::path path(model);

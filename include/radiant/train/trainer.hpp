@@ -81,6 +81,10 @@ TrainResult resume(const std::string& run_dir, const ResumeChanges& changes = {}
 TrainResult evaluate_model(const std::string& model, const std::string& data_dir, const std::string& backend,
                            std::optional<Undistort> undistort = std::nullopt);
 
+// The render settings a run folder trained and was scored with (its config.json: shading, anti-aliasing,
+// background, …); nullopt when the folder has no config.json.
+std::optional<RenderSettings> run_render_settings(const std::string& run_dir);
+
 // Ctrl-C and SIGTERM for `radiant train`: at any moment they end the run promptly, with a checkpoint when
 // there is a step to save (an Interrupted error before that, with nothing written).
 void install_interrupt_handler();
