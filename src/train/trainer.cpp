@@ -164,12 +164,13 @@ Evaluation evaluate(Backend& backend, const Dataset& ds, const std::vector<std::
     return e;
 }
 
-// Runs written before `undistort` existed trained distorted photos at their own intrinsics: a resumed or
-// re-evaluated one keeps those cameras (now with the border masked) instead of switching to crop's.
-TrainConfig runs_before_issue_18(const std::string& config_json) {
+// A run's saved config (its config.json or its checkpoint's copy). Runs written before `undistort` existed
+// trained distorted photos at their own intrinsics: a resumed or re-evaluated one keeps those cameras (now
+// with the border masked) instead of switching to crop's.
+TrainConfig saved_config(const std::string& config_json, const std::string& name) {
     TrainConfig base;
     if (!config_sets(config_json, "undistort")) base.undistort = Undistort::mask;
-    return base;
+    return config_from_json(config_json, name, base);
 }
 
 }  // namespace
@@ -614,7 +615,7 @@ TrainResult resume(const std::string& run_dir, const ResumeChanges& changes, con
                       "does not exist: nothing to resume (a run writes it at its first checkpoint, "
                       "on Ctrl-C and at the end)");
     Checkpoint ck = read_checkpoint(ck_path);
-    TrainConfig c = config_from_json(ck.config_json, ck_path, runs_before_issue_18(ck.config_json));
+    TrainConfig c = saved_config(ck.config_json, ck_path);
     // The folder named is the run, wherever it was first written (a copied or moved run resumes in place).
     c.output = run_dir;
     if (changes.steps) {
@@ -639,8 +640,7 @@ std::optional<RenderSettings> run_render_settings(const std::string& run_dir) {
     const fs::path config_path = fs::path(run_dir) / "config.json";
     std::error_code ec;
     if (!fs::exists(config_path, ec)) return std::nullopt;
-    const std::string text = read_file(config_path.string());
-    const TrainConfig c = config_from_json(text, config_path.string(), runs_before_issue_18(text));
+    const TrainConfig c = saved_config(read_file(config_path.string()), config_path.string());
     return eval_settings(c, c.sh_degree);
 }
 
@@ -659,8 +659,7 @@ TrainResult evaluate_model(const std::string& model, const std::string& data_dir
         if (!fs::exists(config_path, ec))
             throw IoError(config_path,
                           "does not exist: not a training output folder (give a scene file and --data)");
-        const std::string config_text = read_file(config_path);
-        c = config_from_json(config_text, config_path, runs_before_issue_18(config_text));
+        c = saved_config(read_file(config_path), config_path);
         scene_path = (path / "scene.ply").string();
     } else {
         scene_format_from_path(model);  // an IoError for anything that is no scene file
