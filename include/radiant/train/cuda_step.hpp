@@ -94,6 +94,10 @@ class CudaStep {
     // The forward's colour, coverage and (when asked for) expected depth, for `radiant render`.
     RenderLayers render_layers(const Camera& camera, const RenderSettings& settings, bool depth);
 
+    // For tests: pixels a thread of the replay backward takes (1, 2 or 4; 0, the default: the most the
+    // image's tile count keeps the GPU full with).
+    void set_replay_rows(int rows);
+
     std::size_t size() const;
     std::size_t tile_pairs() const;
     std::size_t peak_bytes() const;

@@ -116,6 +116,18 @@ __global__ void raster_bwd_trace_kernel(RasterBwdArgs a) {
     }
 }
 
+// Pixels per thread of the replay backward: the most (fewest fetches and reductions per pixel) that keeps
+// whole warps and still gives the GPU a full wave of threads (2048 per SM). A small image has few tiles:
+// 4 rows a thread left bonsai's 799×532 views (1,700 tiles) two fifths of the threads the SMs hold, and
+// its backward about 40 % slower than one pixel a thread (bench/RESULTS.md).
+int replay_rows(int tiles, int tile_size, int sm_count) {
+    for (int rows : {4, 2}) {
+        const int threads = tile_size * tile_size / rows;
+        if (threads % 32 == 0 && std::int64_t(tiles) * threads >= std::int64_t(sm_count) * 2048) return rows;
+    }
+    return 1;
+}
+
 template <class Model>
 void launch(const RasterBwdArgs& a, cudaStream_t stream) {
     const RasterFwdArgs& f = a.fwd;
@@ -125,12 +137,16 @@ void launch(const RasterBwdArgs& a, cudaStream_t stream) {
         raster_bwd_trace_kernel<Model><<<grid, block, 0, stream>>>(a);
         RADIANT_CUDA_CHECK_LAUNCH("raster_bwd_trace_kernel");
     } else {
-        // Whole warps: 16×16 tiles as 16×4 threads, 8×8 tiles as 8×4.
-        if (f.tile_size == 16)
-            raster_bwd_replay_kernel<Model, 4><<<grid, dim3(16, 4), 0, stream>>>(a);
+        int rows =
+            a.replay_rows > 0 ? a.replay_rows : replay_rows(f.tiles_x * f.tiles_y, f.tile_size, a.sm_count);
+        if (f.tile_size * f.tile_size / rows < 32) rows = 2;  // whole warps: 8×8 tiles take at most 2
+        const dim3 threads(unsigned(f.tile_size), unsigned(f.tile_size / rows));
+        if (rows == 4)
+            raster_bwd_replay_kernel<Model, 4><<<grid, threads, 0, stream>>>(a);
+        else if (rows == 2)
+            raster_bwd_replay_kernel<Model, 2><<<grid, threads, 0, stream>>>(a);
         else
-            raster_bwd_replay_kernel<Model, 2>
-                <<<grid, dim3(unsigned(f.tile_size), unsigned(f.tile_size / 2)), 0, stream>>>(a);
+            raster_bwd_replay_kernel<Model, 1><<<grid, threads, 0, stream>>>(a);
         RADIANT_CUDA_CHECK_LAUNCH("raster_bwd_replay_kernel");
     }
 }

@@ -213,6 +213,11 @@ void Rasterizer::bin(const RenderSettings& settings, cudaStream_t stream) {
     launch_bin_tiles(b, stream);
 }
 
+void Rasterizer::set_replay_rows(int rows) {
+    RADIANT_CHECK(rows == 0 || rows == 1 || rows == 2 || rows == 4, "replay rows must be 0, 1, 2 or 4");
+    replay_rows_ = rows;
+}
+
 void Rasterizer::order_by_depth(cudaStream_t stream) {
     const int n = int(means_count_);
     depth_keys_sorted_.resize_discard(means_count_);
@@ -251,6 +256,11 @@ std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& came
     const std::size_t tiles = std::size_t(tiles_x_) * std::size_t(tiles_y_);
     means_count_ = n;
     if (!pinned_count_) RADIANT_CUDA_CHECK(cudaMallocHost(&pinned_count_, 2 * sizeof(std::uint32_t)));
+    if (!sm_count_) {
+        int device = 0;
+        RADIANT_CUDA_CHECK(cudaGetDevice(&device));
+        RADIANT_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
+    }
 
     depths_.resize_discard(n);
     colours_.resize_discard(3 * n);
@@ -370,6 +380,8 @@ void Rasterizer::backward(const DeviceSceneView& scene, const float* v_rgb, Devi
     r.fwd = *raster_args_;
     r.v_rgb = v_rgb;
     r.loss_grad_clip = float(settings_.loss_grad_clip);
+    r.sm_count = sm_count_;
+    r.replay_rows = replay_rows_;
     if (ray) {
         v_ray_.resize_discard(kRayHitSumsSize * n);
         v_ray_.zero(stream);

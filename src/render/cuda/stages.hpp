@@ -146,6 +146,8 @@ struct RasterBwdArgs {
     RasterFwdArgs fwd;   // the forward's inputs and trace
     const float* v_rgb;  // [H·W, 3]
     float loss_grad_clip;
+    int sm_count = 1;     // the device's, to size the replay's pixels per thread
+    int replay_rows = 0;  // 0: by tile count and sm_count; else forced (tests)
     // outputs [N], accumulated (zeroed by the caller). `ewa`:
     float2* v_means2d;
     float* v_conics;   // [N, 3]

@@ -362,6 +362,10 @@ std::size_t CudaStep::size() const {
     return impl_->n;
 }
 
+void CudaStep::set_replay_rows(int rows) {
+    impl_->raster.set_replay_rows(rows);
+}
+
 std::size_t CudaStep::tile_pairs() const {
     return impl_->pairs;
 }

@@ -66,6 +66,9 @@ class Rasterizer {
     void backward(const DeviceSceneView& scene, const float* v_rgb, DeviceGradsView out, cudaStream_t stream,
                   StageTimer* timer = nullptr);
 
+    // For tests: pixels a thread of the replay backward takes (1, 2 or 4; 0: chosen by the tile count).
+    void set_replay_rows(int rows);
+
     const float* rgb() const { return rgb_.data(); }
     const int* radii() const { return radii_.data(); }
     int width() const { return width_; }
@@ -118,6 +121,7 @@ class Rasterizer {
     // scratch (CUB), and a pinned word for the pair count
     DeviceBuffer<unsigned char> scratch_;
     std::uint32_t* pinned_count_ = nullptr;
+    int sm_count_ = 0, replay_rows_ = 0;
 };
 
 }  // namespace radiant::cuda
