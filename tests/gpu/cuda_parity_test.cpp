@@ -150,12 +150,21 @@ TEST_P(CudaParity, ImagesAndGradientsMatchTheCpuReference) {
     }
     std::printf("[parity] %-24s alpha mean abs %.2e, depth relative %.2e\n", c.name, alpha_err,
                 depth_err / std::max(depth_scale, 1e-30));
-    // Median depth: the same hit's z wherever both cross ½ at the same hit; a pixel whose T lands within
-    // rounding of ½ may pick the neighbouring hit.
+    // Median depth: the same hit's z (to float rounding: the two backends compute z apart) wherever both
+    // cross ½ at the same hit; a pixel whose T lands within rounding of ½ may pick the neighbouring hit.
     ASSERT_EQ(layers.median_depth.data.size(), fwd.median_depth.data.size());
     std::size_t median_differs = 0;
-    for (std::size_t i = 0; i < fwd.median_depth.data.size(); ++i)
-        median_differs += layers.median_depth.data[i] != fwd.median_depth.data[i];
+    double median_rel = 0;
+    for (std::size_t i = 0; i < fwd.median_depth.data.size(); ++i) {
+        const double cpu = fwd.median_depth.data[i], gpu_z = layers.median_depth.data[i];
+        const double rel = std::abs(gpu_z - cpu) / std::max(std::abs(cpu), 1e-30);
+        if (rel > 1e-5)
+            ++median_differs;
+        else
+            median_rel = std::max(median_rel, rel);
+    }
+    std::printf("[parity] %-24s median depth: %zu pixels at another hit, others within %.1e\n", c.name,
+                median_differs, median_rel);
     EXPECT_LE(double(median_differs), 1e-3 * double(fwd.median_depth.data.size()) + 1) << c.name;
     EXPECT_LT(alpha_err, 1e-5) << c.name;
     EXPECT_LT(depth_err / std::max(depth_scale, 1e-30), 1e-5) << c.name;
