@@ -17,6 +17,15 @@ namespace radiant::app {
 
 namespace {
 
+std::map<std::string, AppearanceModel> appearance_names() {
+    return {{"off", AppearanceModel::off},
+            {"exposure", AppearanceModel::exposure},
+            {"bilateral", AppearanceModel::bilateral}};
+}
+std::map<std::string, EvalAppearance> eval_appearance_names() {
+    return {{"identity", EvalAppearance::identity}, {"fit-left-half", EvalAppearance::fit_left_half}};
+}
+
 // The end of a run: what it wrote (stderr, with the log), and the metrics for scripts (stdout, --json).
 void report_outputs(const TrainResult& r, bool json) {
     std::string list;
@@ -99,6 +108,18 @@ void add_train_command(CLI::App& app) {
                   "ewa: Mip-Splatting's 2D filter with opacity compensation (gsplat's antialiased mode), so "
                   "the scene renders faithfully below the training resolution; viewers without it show small "
                   "splats too thick");
+    cmd->add_option("--appearance", c.appearance.model,
+                    "per-image appearance learned beside the scene, for photos whose exposure or white "
+                    "balance varies: exposure (an affine colour transform per image, as Inria 3DGS) or "
+                    "bilateral (a bilateral grid per image, as gsplat); off by default")
+        ->transform(CLI::CheckedTransformer(appearance_names()))
+        ->capture_default_str();
+    cmd->add_option("--eval-appearance", c.eval_appearance,
+                    "how test views are scored: identity (as the scene renders) or fit-left-half (a "
+                    "transform fitted on each test image's left half, the right half scored: Inria's "
+                    "protocol for runs with exposure compensation)")
+        ->transform(CLI::CheckedTransformer(eval_appearance_names()))
+        ->capture_default_str();
     cmd->add_flag("--white-bg", c.white_background, "white background (NeRF-synthetic)");
     cmd->add_flag("--random-bg", c.random_background, "random background colour per step");
     cmd->add_option("--seed", c.seed, "random seed")->capture_default_str();
@@ -187,6 +208,8 @@ void add_train_command(CLI::App& app) {
         if (given("--backend")) c.backend = flags.backend;
         if (given("--shading")) c.render.shading = flags.render.shading;
         if (given("--antialiased")) c.render.antialiased = flags.render.antialiased;
+        if (given("--appearance")) c.appearance.model = flags.appearance.model;
+        if (given("--eval-appearance")) c.eval_appearance = flags.eval_appearance;
         if (given("--white-bg")) c.white_background = flags.white_background;
         if (given("--random-bg")) c.random_background = flags.random_background;
         if (given("--seed")) c.seed = flags.seed;
@@ -225,10 +248,18 @@ void add_train_command(CLI::App& app) {
                    "score an ewa model on the views of this undistortion (default: the run's own), e.g. a "
                    "mask-trained model on crop's pixels")
         ->transform(CLI::CheckedTransformer(undistort_names()));
-    ev->callback([e, eval_undistort, ev] {
+    auto eval_appearance = std::make_shared<EvalAppearance>(EvalAppearance::identity);
+    ev->add_option(
+          "--eval-appearance", *eval_appearance,
+          "identity (as the scene renders) or fit-left-half (a transform fitted on each test image's "
+          "left half, the right half scored); default: the run's own")
+        ->transform(CLI::CheckedTransformer(eval_appearance_names()));
+    ev->callback([e, eval_undistort, eval_appearance, ev] {
         const std::optional<Undistort> u =
             ev->count("--undistort") ? std::optional<Undistort>(*eval_undistort) : std::nullopt;
-        const TrainResult r = evaluate_model((*e)[0], (*e)[1], (*e)[2], u);
+        const std::optional<EvalAppearance> protocol =
+            ev->count("--eval-appearance") ? std::optional<EvalAppearance>(*eval_appearance) : std::nullopt;
+        const TrainResult r = evaluate_model((*e)[0], (*e)[1], (*e)[2], u, protocol);
         for (const ViewMetrics& v : r.views)
             std::printf("%-32s PSNR %6.2f dB  SSIM %.4f\n", v.name.c_str(), v.psnr, v.ssim);
         std::printf("mean (%zu views)                 PSNR %6.2f dB  SSIM %.4f  (%zu Gaussians)\n",

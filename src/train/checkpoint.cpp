@@ -11,6 +11,8 @@ namespace radiant {
 namespace {
 
 constexpr char kMagic[8] = {'R', 'A', 'D', 'C', 'K', 'P', 'T', '1'};
+// Sections after the first version's last field; a checkpoint written before them simply ends there.
+constexpr std::uint32_t kAppearanceSection = 0x31505041;  // "APP1"
 
 class Writer {
   public:
@@ -113,6 +115,15 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
     w.put_vector(c.history);
     w.put_vector(c.evals);
     w.put<double>(c.seconds);
+    if (c.state.appearance.model != AppearanceModel::off) {
+        const AppearanceState& a = c.state.appearance;
+        w.put<std::uint32_t>(kAppearanceSection);
+        w.put<std::int32_t>(std::int32_t(a.model));
+        w.put_vector(a.params);
+        w.put_vector(a.m);
+        w.put_vector(a.v);
+        w.put_vector(a.steps);
+    }
     write_file_atomic(path, out);
 }
 
@@ -140,6 +151,21 @@ Checkpoint read_checkpoint(const std::string& path) {
     c.history = r.get_vector<HistoryPoint>();
     c.evals = r.get_vector<EvalPoint>();
     c.seconds = r.get<double>();
+    if (!r.at_end()) {
+        if (r.get<std::uint32_t>() != kAppearanceSection)
+            throw IoError(path, "unknown section after the run");
+        AppearanceState& a = c.state.appearance;
+        const auto model = r.get<std::int32_t>();
+        if (model != std::int32_t(AppearanceModel::exposure) &&
+            model != std::int32_t(AppearanceModel::bilateral))
+            throw IoError(path, fmt::format("unknown appearance model {}", model));
+        a.model = AppearanceModel(model);
+        a.params = r.get_vector<float>();
+        a.m = r.get_vector<float>();
+        a.v = r.get_vector<float>();
+        a.steps = r.get_vector<std::int64_t>();
+        validate(a, path);
+    }
     if (!r.at_end()) throw IoError(path, "trailing bytes after the checkpoint");
     validate(c.state.params, path);
     const std::size_t n = c.state.params.size();

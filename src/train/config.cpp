@@ -71,6 +71,10 @@ void for_each_field(TrainConfig& c, F&& f) {
     f("far_plane", c.render.far_plane);
     f("eps2d", c.render.eps2d);
     f("antialiased", c.render.antialiased);
+    f("exposure_lr", c.appearance.exposure_lr);
+    f("exposure_reg", c.appearance.exposure_reg);
+    f("bilateral_lr", c.appearance.bilateral_lr);
+    f("bilateral_tv", c.appearance.bilateral_tv);
     f("lr_means_init", c.lr.means_init);
     f("lr_means_final", c.lr.means_final);
     f("lr_sh_dc", c.lr.sh_dc);
@@ -126,6 +130,8 @@ std::string config_to_json(const TrainConfig& config) {
     j["undistort"] = to_string(c.undistort);
     j["resample"] = to_string(c.resample);
     j["alpha"] = to_string(c.alpha);
+    j["appearance"] = to_string(c.appearance.model);
+    j["eval_appearance"] = to_string(c.eval_appearance);
     return j.dump(2) + "\n";
 }
 
@@ -137,7 +143,8 @@ TrainConfig config_from_json(const std::string& text, const std::string& name, T
         throw IoError(name, fmt::format("invalid JSON: {}", e.what()));
     }
     if (!j.is_object()) throw IoError(name, "expected an object of settings");
-    std::set<std::string> known{"trace_mode", "shading", "undistort", "resample", "alpha"};
+    std::set<std::string> known{"trace_mode", "shading",    "undistort",      "resample",
+                                "alpha",      "appearance", "eval_appearance"};
     for_each_field(c, [&](const char* key, auto& v) {
         known.insert(key);
         if (!j.contains(key)) return;
@@ -152,6 +159,11 @@ TrainConfig config_from_json(const std::string& text, const std::string& name, T
     read_choice(j, "undistort", name, {Undistort::mask, Undistort::crop}, c.undistort);
     read_choice(j, "resample", name, {Resample::bilinear, Resample::bicubic}, c.resample);
     read_choice(j, "alpha", name, {AlphaUse::automatic, AlphaUse::composite, AlphaUse::mask}, c.alpha);
+    read_choice(j, "appearance", name,
+                {AppearanceModel::off, AppearanceModel::exposure, AppearanceModel::bilateral},
+                c.appearance.model);
+    read_choice(j, "eval_appearance", name, {EvalAppearance::identity, EvalAppearance::fit_left_half},
+                c.eval_appearance);
     for (const auto& [key, value] : j.items())
         if (!known.count(key)) throw IoError(name, fmt::format("unknown setting '{}'", key));
     return c;
@@ -198,7 +210,11 @@ void validate(const TrainConfig& c) {
                                                     {"lr_sh_rest", c.lr.sh_rest},
                                                     {"lr_opacity", c.lr.opacity},
                                                     {"lr_log_scales", c.lr.log_scales},
-                                                    {"lr_quats", c.lr.quats}};
+                                                    {"lr_quats", c.lr.quats},
+                                                    {"exposure_lr", c.appearance.exposure_lr},
+                                                    {"exposure_reg", c.appearance.exposure_reg},
+                                                    {"bilateral_lr", c.appearance.bilateral_lr},
+                                                    {"bilateral_tv", c.appearance.bilateral_tv}};
     for (const auto& [key, rate] : rates)
         if (!(rate >= 0 && std::isfinite(rate)))
             fail(fmt::format("{} {} must be a non-negative number", key, rate));

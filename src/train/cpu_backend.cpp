@@ -40,6 +40,7 @@ class CpuBackend final : public Backend {
         RADIANT_CHECK(s.adam.m.size() == s.params.size() && s.adam.v.size() == s.params.size() &&
                           s.stats.grad_accum.size() == s.params.size(),
                       "training state: optimizer or statistics do not match the parameters");
+        validate(s.appearance, "training state");
         state_ = s;
     }
     TrainState save() const override { return state_; }
@@ -56,16 +57,34 @@ class CpuBackend final : public Backend {
         const ForwardResult<float> fwd = cpu::render_forward(p, *in.camera, in.settings);
         const double forward_ms = clock.lap();
         Image<float> v_rgb;
-        const LossValue loss = photometric_loss(fwd.rgb, target, in.lambda_ssim, &v_rgb, &t.mask);
+        StepStats out;
+        AppearanceState& app = state_.appearance;
+        if (app.model == AppearanceModel::off) {
+            const LossValue loss = photometric_loss(fwd.rgb, target, in.lambda_ssim, &v_rgb, &t.mask);
+            out.loss = loss.total;
+            out.l1 = loss.l1;
+            out.psnr = psnr(fwd.rgb, target, &t.mask);
+        } else {
+            // The loss sees the render as image `image` was exposed; its gradient flows back through the
+            // transform to the render and into the transform's parameters.
+            RADIANT_CHECK(
+                in.image < app.images(),
+                fmt::format("CPU backend: no appearance for image {} ({} held)", in.image, app.images()));
+            const float* params = app.image_params(in.image);
+            const Image<float> shown = apply_appearance(app.model, params, fwd.rgb);
+            Image<float> v_shown;
+            const LossValue loss = photometric_loss(shown, target, in.lambda_ssim, &v_shown, &t.mask);
+            std::vector<float> g_app(app.per_image(), 0.f);
+            v_rgb = appearance_backward(app.model, params, fwd.rgb, v_shown, g_app);
+            out.loss = loss.total + appearance_update(app, in.image, g_app, in.appearance, in.adam);
+            out.l1 = loss.l1;
+            out.psnr = psnr(shown, target, &t.mask);
+        }
         const double loss_ms = clock.lap();
         SceneGrads g = cpu::render_backward(p, *in.camera, in.settings, fwd, v_rgb);
-        StepStats out;
         out.timings.forward = forward_ms;
         out.timings.loss = loss_ms;
         out.timings.backward = clock.lap();
-        out.loss = loss.total;
-        out.l1 = loss.l1;
-        out.psnr = psnr(fwd.rgb, target, &t.mask);
         out.tile_pairs = fwd.lists.pairs();
         const std::size_t n = p.size();
         // MCMC regularisers on the activated opacity and scale.

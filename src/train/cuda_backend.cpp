@@ -27,12 +27,14 @@ class CudaBackend final : public Backend {
         step_.set_scene(s.params);
         step_.set_adam(s.adam);
         step_.set_stats(s.stats);
+        step_.set_appearance(s.appearance);
     }
     TrainState save() const override {
         TrainState s;
         s.params = step_.scene();
         s.adam = step_.adam();
         s.stats = step_.stats();
+        s.appearance = step_.appearance();
         return s;
     }
     Scene scene() const override { return step_.scene(); }
@@ -48,6 +50,7 @@ class CudaBackend final : public Backend {
         a.lambda_ssim = in.lambda_ssim;
         a.opacity_reg = in.opacity_reg;
         a.scale_reg = in.scale_reg;
+        a.appearance = in.appearance;
         StepStats out;
         if (in.profile) a.timings = &out.timings;
         const TrainStepResult r = step_.train_step(a);

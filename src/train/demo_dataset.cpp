@@ -166,6 +166,17 @@ void write_demo_dataset(const std::string& dir, const DemoDatasetOptions& o) {
         lens.model = CameraModel::opencv;
         for (int i = 0; i < 4; ++i) lens.k[i] = o.distortion[std::size_t(i)];
     }
+    nlohmann::json gains_doc = nlohmann::json::object();
+    std::mt19937 exposure_rng(o.seed + 101);
+    auto view_gains = [&](const View& v) {
+        V g{1, 1, 1};
+        if (o.exposure_spread <= 0) return g;
+        std::uniform_real_distribution<double> a(-1, 1), b(-0.3, 0.3);
+        const double shared = a(exposure_rng);
+        for (int k = 0; k < 3; ++k) g[k] = std::exp(o.exposure_spread * (shared + b(exposure_rng)));
+        gains_doc[v.file] = {g.x, g.y, g.z};
+        return g;
+    };
     auto render_split = [&](const std::vector<View>& views, const char* json_name) {
         nlohmann::json doc;
         doc["camera_angle_x"] = fov_x;
@@ -179,6 +190,7 @@ void write_demo_dataset(const std::string& dir, const DemoDatasetOptions& o) {
             const V right{m[0][0], m[1][0], m[2][0]}, up{m[0][1], m[1][1], m[2][1]},
                 back{m[0][2], m[1][2], m[2][2]};
             Image<std::uint8_t> img(o.width, o.height, 3);
+            const V gain = view_gains(v);
 #pragma omp parallel for schedule(dynamic)
             for (int y = 0; y < o.height; ++y)
                 for (int x = 0; x < o.width; ++x) {
@@ -191,7 +203,8 @@ void write_demo_dataset(const std::string& dir, const DemoDatasetOptions& o) {
                         c += 0.25 * (ok ? radiance(v.eye, normalize(p.x * right - p.y * up - back)) : V{});
                     }
                     for (int k = 0; k < 3; ++k)
-                        img.at(x, y, k) = std::uint8_t(std::lround(std::clamp(c[k], 0.0, 1.0) * 255));
+                        img.at(x, y, k) =
+                            std::uint8_t(std::lround(std::clamp(gain[k] * c[k], 0.0, 1.0) * 255));
                 }
             write_png((fs::path(dir) / (v.file + ".png")).string(), img);
             doc["frames"].push_back({{"file_path", "./" + v.file}, {"transform_matrix", m}});
@@ -200,6 +213,8 @@ void write_demo_dataset(const std::string& dir, const DemoDatasetOptions& o) {
     };
     render_split(train, "transforms_train.json");
     render_split(test, "transforms_test.json");
+    if (o.exposure_spread > 0)
+        write_file_atomic((fs::path(dir) / "exposure_gains.json").string(), gains_doc.dump(2));
 
     // Initial points: surface samples hit by rays from all around (as an SfM cloud would be), coloured as
     // lit.

@@ -144,13 +144,34 @@ struct Evaluation {
     double psnr = 0, ssim = 0;
 };
 
+// How test views are scored: as the scene renders them, or with a transform fitted on each image's left
+// half and the right half scored (train/appearance_fit.hpp).
+struct EvalProtocol {
+    EvalAppearance appearance = EvalAppearance::identity;
+    const std::vector<TargetImage>* images = nullptr;
+};
+
+EvalProtocol eval_protocol(const TrainConfig& c, const std::vector<TargetImage>& images) {
+    return {c.eval_appearance, &images};
+}
+
+ViewScore fit_left_half_score(const TargetImage& t, Image<float>& render) {
+    const Image<float> target = to_float(t.rgb);
+    const std::vector<float> params = fit_affine_left_half(render, target, &t.mask);
+    render = apply_appearance(AppearanceModel::exposure, params.data(), render);
+    const Image<std::uint8_t> right = right_half_mask(t.rgb.width, t.rgb.height, &t.mask);
+    return {psnr(render, target, &right), ssim(render, target, &right)};
+}
+
 Evaluation evaluate(Backend& backend, const Dataset& ds, const std::vector<std::size_t>& ids,
-                    const RenderSettings& settings, bool keep_renders) {
+                    const RenderSettings& settings, bool keep_renders, const EvalProtocol& protocol) {
     Evaluation e;
+    const bool fit = protocol.appearance == EvalAppearance::fit_left_half;
     for (std::size_t i : ids) {
         Image<float> r;
-        const ViewScore score =
-            backend.evaluate(ds.views[i].camera, settings, i, keep_renders ? &r : nullptr);
+        ViewScore score =
+            backend.evaluate(ds.views[i].camera, settings, i, keep_renders || fit ? &r : nullptr);
+        if (fit) score = fit_left_half_score((*protocol.images)[i], r);
         ViewMetrics m{ds.views[i].name, score.psnr, score.ssim};
         e.psnr += m.psnr;
         e.ssim += m.ssim;
@@ -198,7 +219,8 @@ void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
                    const std::vector<TargetImage>& images, const std::vector<std::size_t>& eval_ids,
                    bool eval_is_test, const Checkpoint& ck, const RunProfile& profile, TrainResult& result) {
     const fs::path out(c.output);
-    const Evaluation ev = evaluate(backend, ds, eval_ids, eval_settings(c, c.sh_degree), true);
+    const Evaluation ev =
+        evaluate(backend, ds, eval_ids, eval_settings(c, c.sh_degree), true, eval_protocol(c, images));
     result.test_psnr = ev.psnr;
     result.test_ssim = ev.ssim;
     result.views = ev.views;
@@ -230,6 +252,7 @@ void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
     m["psnr"] = ev.psnr;
     m["ssim"] = ev.ssim;
     m["eval_views"] = eval_is_test ? "test" : "train (no test split: every 8th training view)";
+    m["eval_appearance"] = to_string(c.eval_appearance);
     m["gaussians"] = backend.size();
     m["steps"] = ck.step;
     m["train_seconds"] = ck.seconds;
@@ -257,7 +280,10 @@ void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
         {"steps", std::to_string(ck.step)},
         {"Gaussians", std::to_string(backend.size())},
         {"training time", format_duration(ck.seconds)},
-        {eval_is_test ? "test PSNR" : "train-view PSNR", fmt::format("{:.2f} dB", ev.psnr)},
+        {eval_is_test ? "test PSNR" : "train-view PSNR",
+         fmt::format(
+             "{:.2f} dB{}", ev.psnr,
+             c.eval_appearance == EvalAppearance::fit_left_half ? " (right halves, fit on the left)" : "")},
         {eval_is_test ? "test SSIM" : "train-view SSIM", fmt::format("{:.4f}", ev.ssim)},
         {"strategy", c.strategy}};
     report.history = ck.history;
@@ -327,6 +353,14 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
     backend->set_images(images);
     std::mt19937_64 view_rng(c.seed), bg_rng(c.seed + 1), densify_rng(c.seed + 2);
     if (resume) {
+        const AppearanceState& a = ck.state.appearance;
+        if (a.model != c.appearance.model ||
+            (a.model != AppearanceModel::off && a.images() != ds.views.size()))
+            throw IoError(
+                ck_path,
+                fmt::format("its appearance ({}, {} images) does not match the run's settings "
+                            "({}) and dataset ({} images)",
+                            to_string(a.model), a.images(), to_string(c.appearance.model), ds.views.size()));
         backend->load(ck.state);
         rng_from_text(view_rng, ck.view_rng);
         rng_from_text(bg_rng, ck.background_rng);
@@ -347,6 +381,7 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
         }
         s.adam.reset_like(s.params);
         s.stats.reset(s.params.size());
+        s.appearance = AppearanceState::identity(c.appearance.model, ds.views.size());
         backend->load(s);
     }
     throw_if_interrupted("while initialising");
@@ -417,6 +452,7 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
             if (c.random_background) in.settings.background = {uni(bg_rng), uni(bg_rng), uni(bg_rng)};
             in.lr = learning_rates(c.lr, ds.extent, step, c.steps);
             in.lambda_ssim = c.lambda_ssim;
+            in.appearance = {appearance_lr(c.appearance, step, c.steps), c.appearance.reg()};
             if (c.strategy == "mcmc") {
                 in.opacity_reg = c.mcmc.opacity_reg;
                 in.scale_reg = c.mcmc.scale_reg;
@@ -538,7 +574,7 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
                 const Evaluation ev = timed(
                     [&] {
                         return evaluate(*backend, ds, eval_ids, eval_settings(c, in.settings.sh_degree),
-                                        false);
+                                        false, eval_protocol(c, images));
                     },
                     &RunProfile::add_eval);
                 excluded_seconds +=
@@ -586,7 +622,8 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
         progress.break_line();
         throw OutOfMemory(out_of_memory_advice(e.what(), step, backend->size(), saved_step, ck_path));
     }
-    const Evaluation final_eval = evaluate(*backend, ds, eval_ids, eval_settings(c, c.sh_degree), false);
+    const Evaluation final_eval =
+        evaluate(*backend, ds, eval_ids, eval_settings(c, c.sh_degree), false, eval_protocol(c, images));
     ck.evals.push_back({ck.step, final_eval.psnr, final_eval.ssim});
     save();
     write_outputs(c, *backend, ds, images, eval_ids, has_test, ck, profile, result);
@@ -645,7 +682,8 @@ std::optional<RenderSettings> run_render_settings(const std::string& run_dir) {
 }
 
 TrainResult evaluate_model(const std::string& model, const std::string& data_dir,
-                           const std::string& backend_name, std::optional<Undistort> undistort) {
+                           const std::string& backend_name, std::optional<Undistort> undistort,
+                           std::optional<EvalAppearance> eval_appearance) {
     const fs::path path(model);
     std::error_code ec;
     if (!fs::exists(path, ec)) throw IoError(model, "does not exist");
@@ -670,6 +708,7 @@ TrainResult evaluate_model(const std::string& model, const std::string& data_dir
     }
     if (!data_dir.empty()) c.data = data_dir;
     if (undistort) c.undistort = *undistort;
+    if (eval_appearance) c.eval_appearance = *eval_appearance;
     std::unique_ptr<Backend> backend = make_backend(backend_name);  // a bad name fails before any loading
     Dataset scored = open_dataset(c.data, dataset_options(c));
     if (!run_folder && scored.format == "nerf-synthetic" && !c.white_background) {
@@ -689,7 +728,8 @@ TrainResult evaluate_model(const std::string& model, const std::string& data_dir
     s.adam.reset_like(s.params);
     s.stats.reset(s.params.size());
     backend->load(s);
-    const Evaluation ev = evaluate(*backend, scored, ids, eval_settings(c, s.params.sh_degree), false);
+    const Evaluation ev = evaluate(*backend, scored, ids, eval_settings(c, s.params.sh_degree), false,
+                                   eval_protocol(c, images));
     TrainResult r;
     r.test_psnr = ev.psnr;
     r.test_ssim = ev.ssim;
@@ -704,6 +744,7 @@ TrainResult evaluate_model(const std::string& model, const std::string& data_dir
     j["gaussians"] = r.gaussians;
     j["backend"] = backend->name();
     j["undistort"] = to_string(c.undistort);
+    j["eval_appearance"] = to_string(c.eval_appearance);
     j["per_view"] = nlohmann::json::array();
     for (const ViewMetrics& v : ev.views)
         j["per_view"].push_back({{"name", v.name}, {"psnr", v.psnr}, {"ssim", v.ssim}});

@@ -93,6 +93,74 @@ TEST(CudaLoss, L1SsimLossAndGradientMatchTheCpuReference) {
         }
 }
 
+// Issue 22: a training step with per-image appearance on the GPU against the CPU backend — both models,
+// at a size where the grid's backward sums in shared memory (≥ 240 px a side) and one where it adds to
+// the grid directly. Two steps: the first update is Adam's (≈ lr · sign of each gradient element, so
+// elements must agree in sign), the second step's loss reads the updated scene and transforms.
+TEST(CudaAppearance, StepsMatchTheCpuBackend) {
+    REQUIRE_GPU();
+    for (AppearanceModel model : {AppearanceModel::exposure, AppearanceModel::bilateral})
+        for (auto [w, h] : {std::pair{320, 256}, std::pair{97, 61}}) {
+            test::RandomSceneOptions o;
+            o.count = 3000;
+            o.sh_degree = 1;
+            TrainState s;
+            s.params = test::random_scene(11, o);
+            s.adam.reset_like(s.params);
+            s.stats.reset(s.params.size());
+            s.appearance = AppearanceState::identity(model, 2);
+            std::mt19937 rng(5);
+            std::uniform_real_distribution<float> jitter(-0.05f, 0.05f);
+            for (float& p : s.appearance.params) p += jitter(rng);
+            const Camera cam = test::random_camera(3, w, h);
+            RenderSettings rs;
+            rs.sh_degree = 1;
+            // The target: the scene's own render, darkened and tinted (what the transform must learn).
+            const Image<float> r = cpu::render_forward(s.params, cam, rs).rgb;
+            std::vector<TargetImage> images(2);
+            for (TargetImage& t : images) {
+                t.rgb = Image<std::uint8_t>(w, h, 3);
+                for (std::size_t i = 0; i < r.data.size(); ++i)
+                    t.rgb.data[i] = std::uint8_t(std::lround(
+                        std::clamp(r.data[i] * (i % 3 == 0 ? 0.7f : 0.85f) + 0.03f, 0.f, 1.f) * 255));
+            }
+            StepInput in;
+            in.camera = &cam;
+            in.image = 1;
+            in.settings = rs;
+            in.lr = {1e-4, 1e-3, 1e-3, 1e-2, 2.5e-3, 1e-4};
+            in.appearance = {0.01, model == AppearanceModel::exposure ? 0.01 : 10.0};
+            auto run = [&](const std::string& name) {
+                std::unique_ptr<Backend> b = make_backend(name);
+                b->set_images(images);
+                b->load(s);
+                const double first = b->step(in).loss;
+                const double second = b->step(in).loss;
+                return std::tuple{first, second, b->save().appearance};
+            };
+            const auto [c1, c2, ca] = run("cpu");
+            const auto [g1, g2, ga] = run("cuda");
+            std::size_t moved = 0, disagree = 0;
+            for (std::size_t j = 0; j < ca.params.size(); ++j) {
+                const float dc = ca.params[j] - s.appearance.params[j],
+                            dg = ga.params[j] - s.appearance.params[j];
+                moved += dc != 0.f;
+                disagree += std::abs(dc - dg) > 2e-3f;  // of two steps of at most 0.01 each
+            }
+            std::printf(
+                "[appearance %s %dx%d] loss cpu %.7f / %.7f, cuda %.7f / %.7f; %zu values moved, %zu "
+                "differ\n",
+                to_string(model), w, h, c1, c2, g1, g2, moved, disagree);
+            EXPECT_NEAR(g1, c1, 2e-5 * c1);
+            EXPECT_NEAR(g2, c2, 2e-4 * c2);
+            EXPECT_GT(moved, 0u);
+            EXPECT_LE(double(disagree), 0.01 * double(moved));
+            EXPECT_EQ(ga.steps, ca.steps);
+            for (std::size_t j = 0; j < ca.params.size() / 2; ++j)  // image 0 was not trained
+                EXPECT_EQ(ga.params[j], s.appearance.params[j]);
+        }
+}
+
 TEST(CudaEvaluate, PsnrAndSsimMatchTheCpuMetrics) {
     REQUIRE_GPU();
     test::RandomSceneOptions o;

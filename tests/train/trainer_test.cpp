@@ -60,6 +60,28 @@ TEST(Trainer, ResumeEqualsAnUninterruptedRun) {
     EXPECT_EQ(a.gaussians, c.gaussians);
 }
 
+// Issue 22: the per-image appearance (its parameters, moments and step counts) is in the checkpoint, so
+// a resumed run with it still equals the uninterrupted one; and a checkpoint of another model is refused.
+TEST(Trainer, ResumeWithAppearanceEqualsAnUninterruptedRun) {
+    test::TempDir dir;
+    TrainConfig full = small_run(dir, "full");
+    full.appearance.model = AppearanceModel::bilateral;
+    const TrainResult a = train(full);
+    TrainConfig part = small_run(dir, "part");
+    part.appearance.model = AppearanceModel::bilateral;
+    TrainHooks stop_at_70;
+    stop_at_70.after_step = [](long step) { return step < 70; };
+    ASSERT_TRUE(train(part, stop_at_70).interrupted);
+    const Checkpoint ck = read_checkpoint((dir / "part/checkpoint.bin").string());
+    EXPECT_EQ(ck.state.appearance.model, AppearanceModel::bilateral);
+    EXPECT_EQ(ck.state.appearance.images(), 12u);
+    const TrainResult c = resume(part.output);
+    EXPECT_EQ(read_file((dir / "full/scene.ply").string()), read_file((dir / "part/scene.ply").string()));
+    EXPECT_DOUBLE_EQ(a.test_psnr, c.test_psnr);
+    EXPECT_EQ(read_checkpoint((dir / "full/checkpoint.bin").string()).state.appearance.params,
+              read_checkpoint((dir / "part/checkpoint.bin").string()).state.appearance.params);
+}
+
 TEST(Trainer, ShortRunLearnsAndWritesEveryOutput) {
     test::TempDir dir;
     TrainConfig c = small_run(dir, "out");

@@ -12,6 +12,7 @@
 #include "radiant/core/render_settings.hpp"
 #include "radiant/core/scene.hpp"
 #include "radiant/train/adam.hpp"
+#include "radiant/train/appearance.hpp"
 #include "radiant/train/densify.hpp"
 
 namespace radiant {
@@ -21,6 +22,7 @@ struct TrainState {
     Scene params;
     AdamState adam;
     DensifyStats stats;
+    AppearanceState appearance;  // per-image transforms (model off: none)
 };
 
 // Milliseconds each stage of one step took (CUDA events; the CPU backend's clock, with projection, binning
@@ -38,11 +40,13 @@ struct StepInput {
     AdamConfig adam;
     double lambda_ssim = 0.2;
     double opacity_reg = 0, scale_reg = 0;  // MCMC regularisers: λ·mean(opacity), λ·mean(scale)
+    AppearanceStep appearance;              // when the state holds an appearance model: the render passes
+                                            // through image `image`'s transform before the loss
     bool profile = false;                   // time the stages (StepStats::timings); the result is the same
 };
 
 struct StepStats {
-    double loss = 0, l1 = 0, psnr = 0;
+    double loss = 0, l1 = 0, psnr = 0;  // PSNR of the render after its image's appearance
     std::size_t visible = 0, tile_pairs = 0;
     // Elements Adam's guards met (AdamReport): non-finite gradients (taken as 0), updates rejected (the old
     // value kept), values already non-finite (their Gaussians are for remove_non_finite).

@@ -6,6 +6,8 @@
 
 #include "radiant/core/render_settings.hpp"
 #include "radiant/io/dataset.hpp"
+#include "radiant/train/appearance.hpp"
+#include "radiant/train/appearance_fit.hpp"
 #include "radiant/train/densify.hpp"
 #include "radiant/train/schedule.hpp"
 
@@ -51,6 +53,9 @@ struct TrainConfig {
     bool overwrite = false;
     // Likewise: time every Nth step stage by stage (0: off); the means go to metrics.json and the report.
     long profile_every = 0;
+    // Per-image appearance learned beside the scene (off by default), and how test images are scored.
+    AppearanceConfig appearance;
+    EvalAppearance eval_appearance = EvalAppearance::identity;
     RenderSettings render;
     LrConfig lr;
     AdcConfig adc;

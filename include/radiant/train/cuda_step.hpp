@@ -14,6 +14,7 @@
 #include "radiant/core/scene.hpp"
 #include "radiant/render/grads.hpp"
 #include "radiant/train/adam.hpp"
+#include "radiant/train/appearance.hpp"
 #include "radiant/train/backend.hpp"
 #include "radiant/train/densify.hpp"
 
@@ -27,6 +28,7 @@ struct TrainStepArgs {
     AdamConfig adam;
     double lambda_ssim = 0.2;
     double opacity_reg = 0, scale_reg = 0;
+    AppearanceStep appearance;       // with set_appearance's model: image `image`'s transform's rate and reg
     StepTimings* timings = nullptr;  // per-stage times of this step (CUDA events) when not null
 };
 
@@ -57,6 +59,10 @@ class CudaStep {
     void set_adam(const AdamState& state);
     AdamState adam() const;
     void set_target(const Image<float>& target);  // [H, W, 3]
+    // Per-image appearance (model off: none, the default); train_step passes the render through image
+    // args.image's transform before the loss and trains it.
+    void set_appearance(const AppearanceState& state);
+    AppearanceState appearance() const;
 
     // Training images, uploaded once as 8-bit RGB, with their masks (one byte a pixel, only for images
     // that have one).

@@ -19,6 +19,11 @@ struct DemoDatasetOptions {
     // ray goes through the lens, and transforms_*.json carry the coefficients: a distorted capture of the
     // same scene, as phones take them.
     std::vector<double> distortion;
+    // Photos exposed unevenly, as a phone's auto-exposure and white balance leave them (issue 22): each
+    // view's radiance is multiplied by per-channel gains exp(s·(a + b_c)), a ~ U(−1, 1) per view and
+    // b_c ~ U(−0.3, 0.3) per channel, before 8-bit rounding. 0: every view exposed alike. The gains go to
+    // exposure_gains.json ({"train/r_000": [r, g, b], …}).
+    double exposure_spread = 0;
 };
 
 void write_demo_dataset(const std::string& dir, const DemoDatasetOptions& options = {});

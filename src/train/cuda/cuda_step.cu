@@ -66,6 +66,29 @@ AdamState CudaStep::adam() const {
     return s;
 }
 
+void CudaStep::set_appearance(const AppearanceState& s) {
+    validate(s, "CUDA step");
+    Impl& d = *impl_;
+    d.app_model = s.model;
+    d.app_steps = s.steps;
+    d.app_params.upload(s.params, d.stream);
+    d.app_m.upload(s.m, d.stream);
+    d.app_v.upload(s.v, d.stream);
+    d.app_grad.resize_discard(s.per_image());
+    RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+}
+
+AppearanceState CudaStep::appearance() const {
+    const Impl& d = *impl_;
+    AppearanceState s;
+    s.model = d.app_model;
+    s.steps = d.app_steps;
+    s.params = d.app_params.download(d.stream);
+    s.m = d.app_m.download(d.stream);
+    s.v = d.app_v.download(d.stream);
+    return s;
+}
+
 void CudaStep::set_target(const Image<float>& t) {
     RADIANT_CHECK(t.channels == 3, "CUDA step: the target must be RGB");
     impl_->target.upload(t.data, impl_->stream);
@@ -256,6 +279,55 @@ void read_sums(CudaStep::Impl& d) {
     RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
 }
 
+// The loss of the render as image in.image was exposed: its transform forward, the photometric pass on
+// the result, the VJP back into v_rgb and the transform's gradient, its regulariser and Adam step.
+void appearance_step(CudaStep::Impl& d, const Camera& camera, const TrainStepArgs& in,
+                     const DeviceTarget& target) {
+    RADIANT_CHECK(
+        in.image < d.app_steps.size(),
+        fmt::format("CUDA step: no appearance for image {} ({} held)", in.image, d.app_steps.size()));
+    const std::size_t k = std::size_t(appearance_params(d.app_model));
+    const std::size_t values = std::size_t(camera.width) * std::size_t(camera.height) * 3;
+    d.app_shown.resize_discard(values);
+    d.v_shown.resize_discard(values);
+    d.app_grad.zero(d.stream);
+    float* params = d.app_params.data() + in.image * k;
+    AppearanceArgs a;
+    a.model = d.app_model;
+    a.width = camera.width;
+    a.height = camera.height;
+    a.params = params;
+    a.render = d.raster.rgb();
+    a.shown = d.app_shown.data();
+    a.v_shown = d.v_shown.data();
+    a.v_render = d.v_rgb.data();
+    a.grad = d.app_grad.data();
+    launch_appearance_forward(a, d.stream);
+    photometric(d, camera, d.app_shown.data(), target, float(in.lambda_ssim), d.v_shown.data());
+    launch_appearance_backward(a, d.stream);
+
+    const std::int64_t t = ++d.app_steps[in.image];
+    AppearanceUpdateArgs u;
+    u.model = d.app_model;
+    u.params = params;
+    u.m = d.app_m.data() + in.image * k;
+    u.v = d.app_v.data() + in.image * k;
+    u.grad = d.app_grad.data();
+    u.reg = float(in.appearance.reg);
+    u.adam = AdamElementConfig{float(in.appearance.lr),
+                               float(in.adam.beta1),
+                               float(in.adam.beta2),
+                               float(in.adam.eps),
+                               float(1 - std::pow(in.adam.beta1, double(t))),
+                               float(1 - std::pow(in.adam.beta2, double(t))),
+                               0.f,
+                               -INFINITY,
+                               INFINITY};
+    u.sums = d.sums.data();
+    u.bad = d.bad.data();
+    launch_appearance_update(u, d.stream);
+}
+
 }  // namespace
 
 TrainStepResult CudaStep::train_step(const TrainStepArgs& in) {
@@ -270,7 +342,10 @@ TrainStepResult CudaStep::train_step(const TrainStepArgs& in) {
     d.v_rgb.resize_discard(values);
     d.sums.zero(d.stream);
     d.bad.zero(d.stream);
-    photometric(d, camera, d.raster.rgb(), target, float(in.lambda_ssim), d.v_rgb.data());
+    if (d.app_model == AppearanceModel::off)
+        photometric(d, camera, d.raster.rgb(), target, float(in.lambda_ssim), d.v_rgb.data());
+    else
+        appearance_step(d, camera, in, target);
     if (timer) timer->mark(Stage::loss, d.stream);
     d.raster.backward(d.view(), d.v_rgb.data(), d.grads_view(), d.stream, timer);
     if (in.opacity_reg > 0 || in.scale_reg > 0)
@@ -286,7 +361,7 @@ TrainStepResult CudaStep::train_step(const TrainStepArgs& in) {
     out.l1 = sum[kSumAbs] / target.counted;
     out.mse = sum[kSumSq] / target.counted;
     out.ssim = in.lambda_ssim > 0 ? sum[kSumSsim] / target.counted : 1.0;
-    out.loss = (1 - in.lambda_ssim) * out.l1 + in.lambda_ssim * (1 - out.ssim);
+    out.loss = (1 - in.lambda_ssim) * out.l1 + in.lambda_ssim * (1 - out.ssim) + sum[kSumAppearance];
     if (d.n) {
         out.loss += in.opacity_reg * sum[kSumOpacity] / double(d.n);
         out.loss += in.scale_reg * sum[kSumScale] / (3.0 * double(d.n));

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "radiant/core/adam_update.hpp"
+#include "radiant/core/appearance.hpp"
 #include "radiant/core/densify_rules.hpp"
 
 namespace radiant::cuda {
@@ -44,7 +45,16 @@ void launch_adam(const AdamArgs& a, cudaStream_t stream);
 void launch_normalize_quats(float* quats, std::size_t n, cudaStream_t stream);
 
 // Sums a loss pass accumulates (zeroed by the caller), in this order.
-enum LossSum { kSumAbs, kSumSq, kSumSsim, kSumOpacity, kSumScale, kSumVisible, kSumCount = 8 };
+enum LossSum {
+    kSumAbs,
+    kSumSq,
+    kSumSsim,
+    kSumOpacity,
+    kSumScale,
+    kSumVisible,
+    kSumAppearance,
+    kSumCount = 8
+};
 
 // (1 − λ)·L1 + λ·(1 − SSIM) of a render [H, W, 3] against an 8-bit target, SSIM as the CPU reference
 // (11×11 Gaussian window, σ 1.5, zero padding). With v_render, also ∂loss/∂render. Four separable passes
@@ -64,6 +74,32 @@ struct PhotometricArgs {
     double* sums;  // [kSumCount]
 };
 void launch_photometric(const PhotometricArgs& a, cudaStream_t stream);
+
+// One image's appearance (core/appearance.hpp) on a render [H, W, 3]: forward into `shown`; backward from
+// v_shown into v_render (written) and grad (the image's parameters, accumulated: zeroed by the caller).
+struct AppearanceArgs {
+    AppearanceModel model = AppearanceModel::off;
+    int width = 0, height = 0;
+    const float* params;
+    const float* render;
+    float* shown;
+    const float* v_shown;
+    float* v_render;
+    float* grad;
+};
+void launch_appearance_forward(const AppearanceArgs& a, cudaStream_t stream);
+void launch_appearance_backward(const AppearanceArgs& a, cudaStream_t stream);
+// The regulariser's gradient added to grad (its value to sums[kSumAppearance]), then Adam on the image's
+// parameters (non-finite counts into bad[3], as the Gaussians' Adam).
+struct AppearanceUpdateArgs {
+    AppearanceModel model = AppearanceModel::off;
+    float *params, *m, *v, *grad;
+    float reg = 0;
+    AdamElementConfig adam;
+    double* sums;
+    unsigned* bad;
+};
+void launch_appearance_update(const AppearanceUpdateArgs& a, cudaStream_t stream);
 
 // Parameter views for the per-Gaussian kernels.
 struct GaussianArrays {

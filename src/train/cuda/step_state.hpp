@@ -107,6 +107,12 @@ struct CudaStep::Impl {
     DeviceBuffer<double> loss_sum{&counter};
     DeviceBuffer<unsigned> bad{&counter};
     double* pinned_loss = nullptr;
+    // per-image appearance (issue 22): every image's parameters and moments; one image's gradient; the
+    // render as that image was exposed, and the loss's gradient of it
+    AppearanceModel app_model = AppearanceModel::off;
+    DeviceBuffer<float> app_params{&counter}, app_m{&counter}, app_v{&counter}, app_grad{&counter},
+        app_shown{&counter}, v_shown{&counter};
+    std::vector<std::int64_t> app_steps;
     int sh_degree = 0;
     std::size_t n = 0, pairs = 0;
     std::int64_t adam_step = 0;
