@@ -85,6 +85,18 @@ Image<T> appearance_backward(AppearanceModel model, const T* params, const Image
     return v_rgb;
 }
 
+AdamElementConfig appearance_adam(const AppearanceStep& step, const AdamConfig& adam, std::int64_t t) {
+    return {float(step.lr),
+            float(adam.beta1),
+            float(adam.beta2),
+            float(adam.eps),
+            float(1 - std::pow(adam.beta1, double(t))),
+            float(1 - std::pow(adam.beta2, double(t))),
+            0.f,
+            -INFINITY,
+            INFINITY};
+}
+
 double appearance_update(AppearanceState& s, std::size_t image, std::vector<float>& grad,
                          const AppearanceStep& step, const AdamConfig& adam) {
     RADIANT_CHECK(image < s.images(), fmt::format("appearance: no image {} ({} held)", image, s.images()));
@@ -97,16 +109,7 @@ double appearance_update(AppearanceState& s, std::size_t image, std::vector<floa
         reg += appearance_reg_element(s.model, static_cast<const float*>(p), int(j), float(step.reg), g);
         grad[j] += g;
     }
-    const std::int64_t t = ++s.steps[image];
-    const AdamElementConfig c{float(step.lr),
-                              float(adam.beta1),
-                              float(adam.beta2),
-                              float(adam.eps),
-                              float(1 - std::pow(adam.beta1, double(t))),
-                              float(1 - std::pow(adam.beta2, double(t))),
-                              0.f,
-                              -INFINITY,
-                              INFINITY};
+    const AdamElementConfig c = appearance_adam(step, adam, ++s.steps[image]);
     for (std::size_t j = 0; j < k; ++j) adam_update(p[j], grad[j], s.m[at + j], s.v[at + j], c);
     return reg;
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "radiant/core/adam_update.hpp"
 #include "radiant/core/appearance.hpp"
 #include "radiant/core/image.hpp"
 #include "radiant/train/adam.hpp"
@@ -57,6 +58,9 @@ Image<T> apply_appearance(AppearanceModel model, const T* params, const Image<T>
 template <class T>
 Image<T> appearance_backward(AppearanceModel model, const T* params, const Image<T>& render,
                              const Image<T>& v_out, std::vector<T>& grad);
+
+// Adam's settings for an image's t-th update (its own bias correction), on both backends.
+AdamElementConfig appearance_adam(const AppearanceStep& step, const AdamConfig& adam, std::int64_t t);
 
 // Adds the regulariser's gradient to grad, then one Adam step on image i's parameters; returns the
 // regulariser's value.

@@ -306,7 +306,6 @@ void appearance_step(CudaStep::Impl& d, const Camera& camera, const TrainStepArg
     photometric(d, camera, d.app_shown.data(), target, float(in.lambda_ssim), d.v_shown.data());
     launch_appearance_backward(a, d.stream);
 
-    const std::int64_t t = ++d.app_steps[in.image];
     AppearanceUpdateArgs u;
     u.model = d.app_model;
     u.params = params;
@@ -314,15 +313,7 @@ void appearance_step(CudaStep::Impl& d, const Camera& camera, const TrainStepArg
     u.v = d.app_v.data() + in.image * k;
     u.grad = d.app_grad.data();
     u.reg = float(in.appearance.reg);
-    u.adam = AdamElementConfig{float(in.appearance.lr),
-                               float(in.adam.beta1),
-                               float(in.adam.beta2),
-                               float(in.adam.eps),
-                               float(1 - std::pow(in.adam.beta1, double(t))),
-                               float(1 - std::pow(in.adam.beta2, double(t))),
-                               0.f,
-                               -INFINITY,
-                               INFINITY};
+    u.adam = appearance_adam(in.appearance, in.adam, ++d.app_steps[in.image]);
     u.sums = d.sums.data();
     u.bad = d.bad.data();
     launch_appearance_update(u, d.stream);
