@@ -158,7 +158,8 @@ RADIANT_HD void add_ray_hit(const RayResponse<T>& h, Vec3<T> dir, T v_alpha, Ray
 // (the densification statistic's input, ray_mean2d_grad, reads only its x and y).
 template <class T>
 RADIANT_HD GaussianGrads<T> project_ray_gaussian_vjp(const GaussianParams<T>& g, const ProjectSettings<T>& s,
-                                                     const RayHitSums<T>& v, T* v_sh, Vec3<T>& v_mean_cam) {
+                                                     const RayHitSums<T>& v, T* v_sh, Vec3<T>& v_mean_cam,
+                                                     CameraGrads<T>* v_cam = nullptr) {
     const Vec3<T> m = world_to_camera(s.cam, g.mean);
     const T var = ray_filter_variance(m.z, s.eps2d, s.cam.fx, s.cam.fy);
     const Vec3<T> log_scale = filtered_log_scale(g.log_scale, var);
@@ -180,9 +181,16 @@ RADIANT_HD GaussianGrads<T> project_ray_gaussian_vjp(const GaussianParams<T>& g,
     out.v_mean = transpose(s.cam.R) * (v_mean_cam + v_m_filter);
     const Vec3<T> view = g.mean - s.centre;
     const Vec3<T> v_dir = sh_to_colour_vjp(s.sh_degree, g.sh, normalize(view), v.v_colour, v_sh);
-    out.v_mean += normalize_vjp(view, v_dir);
+    const Vec3<T> v_view = normalize_vjp(view, v_dir);
+    out.v_mean += v_view;
     const T o = sigmoid(g.opacity_logit);
     out.v_opacity_logit = v.v_opacity * o * (T(1) - o);
+    if (v_cam) {
+        // The pixels' rays are fixed in the camera frame; the Gaussian's centre and whitening move with it.
+        *v_cam = point_camera_grads(m, v_mean_cam + v_m_filter);
+        v_cam->v_rot += right_frame_rot_grad(l_cam, v_l_cam);
+        v_cam->v_trans += centre_trans_grad(s.cam.R, v_view);
+    }
     return out;
 }
 

@@ -143,6 +143,13 @@ RADIANT_HD Mat3<T> operator+(const Mat3<T>& a, const Mat3<T>& b) {
     return r;
 }
 template <class T>
+RADIANT_HD Mat3<T> operator*(T s, const Mat3<T>& a) {
+    Mat3<T> r;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) r.m[i][j] = s * a.m[i][j];
+    return r;
+}
+template <class T>
 RADIANT_HD Vec3<T> operator*(const Mat3<T>& a, Vec3<T> v) {
     return {a.m[0][0] * v.x + a.m[0][1] * v.y + a.m[0][2] * v.z,
             a.m[1][0] * v.x + a.m[1][1] * v.y + a.m[1][2] * v.z,

@@ -32,6 +32,9 @@ struct SceneGradsT {
     std::vector<T> mean2d_grad_norms;   // [N]
     std::vector<std::uint8_t> visible;  // [N] 1 when the Gaussian was visible in this view
     Vec3<T> background{};
+    // ∂L/∂ of the camera's pose as core/camera_grad.hpp takes it (rotation about its centre, translation
+    // along its axes); summed over the Gaussians in index order.
+    Vec3<T> camera_rot{}, camera_trans{};
 
     std::size_t size() const { return opacity_logits.size(); }
     void resize_like(const SceneT<T>& s) {

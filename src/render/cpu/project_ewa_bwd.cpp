@@ -19,6 +19,7 @@ void project_ewa_bwd(const SceneT<T>& scene, const Camera& camera, const RenderS
     const ProjectSettings<T> ps = project_settings<T>(camera, settings, scene.sh_degree);
     const std::size_t k = std::size_t(scene.sh_coeffs());
     const std::int64_t n = std::int64_t(scene.size());
+    std::vector<CameraGrads<T>> cam(scene.size(), CameraGrads<T>{});
 
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < n; ++i) {
@@ -31,7 +32,7 @@ void project_ewa_bwd(const SceneT<T>& scene, const Camera& camera, const RenderS
         const FootprintGrads<T> v{raster.v_means2d[g], raster.v_conics[g], raster.v_colours[g],
                                   raster.v_opacities[g]};
         const GaussianGrads<T> r =
-            project_ewa_gaussian_vjp(gaussian_params(scene, g), ps, f, v, out.sh.data() + g * k * 3);
+            project_ewa_gaussian_vjp(gaussian_params(scene, g), ps, f, v, out.sh.data() + g * k * 3, &cam[g]);
         for (int c = 0; c < 3; ++c) {
             out.means[3 * g + std::size_t(c)] = r.v_mean[c];
             out.log_scales[3 * g + std::size_t(c)] = r.v_log_scale[c];
@@ -42,6 +43,10 @@ void project_ewa_bwd(const SceneT<T>& scene, const Camera& camera, const RenderS
         out.quats[4 * g + 3] = r.v_quat.w;
         out.opacity_logits[g] = r.v_opacity_logit;
         out.mean2d_grad_norms[g] = mean2d_grad_norm(raster.v_means2d[g], camera.width, camera.height);
+    }
+    for (const CameraGrads<T>& c : cam) {
+        out.camera_rot += c.v_rot;
+        out.camera_trans += c.v_trans;
     }
 }
 

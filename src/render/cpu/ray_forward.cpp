@@ -226,13 +226,14 @@ SceneGradsT<T> render_backward_ray(const SceneT<T>& scene, const Camera& camera,
     std::vector<RayHitSums<T>> sums(n);
     for (std::size_t i = 0; i < lists.pairs(); ++i) sums[std::size_t(lists.isect_gids[i])] += pair[i];
     const ProjectSettings<T> ps = project_settings<T>(camera, settings, scene.sh_degree);
+    std::vector<CameraGrads<T>> cam(n, CameraGrads<T>{});
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < std::int64_t(n); ++i) {
         const std::size_t g = std::size_t(i);
         if (!pr.visible(g)) continue;
         Vec3<T> v_mean_cam;
         const GaussianGrads<T> r = project_ray_gaussian_vjp(gaussian_params(scene, g), ps, sums[g],
-                                                            out.sh.data() + g * k3, v_mean_cam);
+                                                            out.sh.data() + g * k3, v_mean_cam, &cam[g]);
         for (int c = 0; c < 3; ++c) {
             out.means[3 * g + std::size_t(c)] = r.v_mean[c];
             out.log_scales[3 * g + std::size_t(c)] = r.v_log_scale[c];
@@ -241,6 +242,10 @@ SceneGradsT<T> render_backward_ray(const SceneT<T>& scene, const Camera& camera,
         out.opacity_logits[g] = r.v_opacity_logit;
         const Vec2<T> v2 = ray_mean2d_grad(ray.means[g], v_mean_cam, T(camera.fx), T(camera.fy));
         out.mean2d_grad_norms[g] = mean2d_grad_norm(v2, camera.width, camera.height);
+    }
+    for (const CameraGrads<T>& c : cam) {
+        out.camera_rot += c.v_rot;
+        out.camera_trans += c.v_trans;
     }
     return out;
 }
