@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <utility>
 
 #include "radiant/core/error.hpp"
 
@@ -61,11 +62,14 @@ std::vector<float> fit_affine_left_half(const Image<float>& render, const Image<
                 for (int j = k; j < 5; ++j) m[i][j] -= f * m[k][j];
             }
         }
+        // Back substitution in double; the row is rounded to float once, at the end.
+        double x[4];
         for (int i = 3; i >= 0; --i) {
             double s = m[i][4];
-            for (int j = i + 1; j < 4; ++j) s -= m[i][j] * double(a[std::size_t(4 * c + j)]);
-            a[std::size_t(4 * c + i)] = float(s / m[i][i]);
+            for (int j = i + 1; j < 4; ++j) s -= m[i][j] * x[j];
+            x[i] = s / m[i][i];
         }
+        for (int i = 0; i < 4; ++i) a[std::size_t(4 * c + i)] = float(x[i]);
     }
     return a;
 }
