@@ -51,6 +51,19 @@ Camera camera_of(const json& j) {
         for (int k = 0; k < 3; ++k)
             if (!(std::abs(should_be_identity.m[r][k] - (r == k ? 1.0 : 0.0)) < 1e-3))
                 fail("'R' is not a rotation");
+    // The page sends floats: make R orthonormal to double precision (Gram–Schmidt on its rows), so the
+    // renderer's own check (1e-4) holds; a mirror is no camera.
+    Vec3<double> r0{c.R.m[0][0], c.R.m[0][1], c.R.m[0][2]}, r1{c.R.m[1][0], c.R.m[1][1], c.R.m[1][2]},
+        r2{c.R.m[2][0], c.R.m[2][1], c.R.m[2][2]};
+    if (!(dot(cross(r0, r1), r2) > 0)) fail("'R' is a reflection (determinant -1), not a rotation");
+    r0 = normalize(r0);
+    r1 = normalize(r1 - dot(r0, r1) * r0);
+    r2 = cross(r0, r1);
+    for (int k = 0; k < 3; ++k) {
+        c.R.m[0][k] = r0[k];
+        c.R.m[1][k] = r1[k];
+        c.R.m[2][k] = r2[k];
+    }
     // Larger than the largest side allowed: the same view, fewer pixels.
     const double scale = std::min(1.0, double(kMaxFrameSide) / std::max(w, h));
     c.width = std::clamp(int(std::lround(w * scale)), kMinFrameSide, kMaxFrameSide);
@@ -59,6 +72,11 @@ Camera camera_of(const json& j) {
     c.fy *= scale;
     c.cx *= scale;
     c.cy *= scale;
+    try {
+        validate(c, "view camera");  // one rule for what radiant renders, whoever sends the camera
+    } catch (const Error& e) {
+        fail(e.what());
+    }
     return c;
 }
 

@@ -39,6 +39,11 @@ TEST(LiveProtocol, ParsesViewsAndControls) {
     EXPECT_DOUBLE_EQ(v->camera.R.m[1][2], -1.0);
     EXPECT_DOUBLE_EQ(v->camera.t.z, 4.0);
     EXPECT_NO_THROW(validate(v->camera, "view"));
+    // A rotation sent in floats (off by 6e-4, more than the renderer's 1e-4) comes back orthonormal.
+    const ClientMessage f = parse_client_message(
+        R"({"type": "view", "id": 1, "camera": {"width": 64, "height": 48, "fx": 50, "fy": 50, "cx": 32,
+            "cy": 24, "R": [1.0003, 0, 0, 0, 0.9997, 0, 0, 0, 1], "t": [0, 0, 0]}})");
+    EXPECT_NO_THROW(validate(std::get<ViewRequest>(f).camera, "float view"));
     for (const char* a : {"pause", "resume", "checkpoint", "stop"}) {
         const ClientMessage c =
             parse_client_message(std::string(R"({"type":"control","action":")") + a + "\"}");
@@ -74,6 +79,10 @@ TEST(LiveProtocol, MalformedMessagesAreRefusedWithTheReason) {
     EXPECT_NE(refusal(m.replace(m.find("\"fx\": 500"), 9, "\"fx\": -50")).find("fx"), std::string::npos);
     m = view_message();
     EXPECT_NE(refusal(m.replace(m.find("[1, 0, 0, 0, 0, -1"), 18, "[2, 0, 0, 0, 0, -1")).find("rotation"),
+              std::string::npos);
+    // A mirror passes R·Rᵀ = I but is no camera (fuzz_viewer_message found one getting through).
+    m = view_message();
+    EXPECT_NE(refusal(m.replace(m.find("[1, 0, 0, 0, 0, -1"), 18, "[-1, 0, 0, 0, 0, -1")).find("reflection"),
               std::string::npos);
     m = view_message();
     EXPECT_NE(refusal(m.replace(m.find("\"t\": [0.5, -1, 4]"), 17, "\"t\": [0.5, -1]")).find("'t'"),
