@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages radiant builds against. Idempotent: installs only what is missing.
-# Usage: scripts/install-deps.sh            (build + test dependencies; clang for the fuzzers)
+# Usage: scripts/install-deps.sh            (build + test dependencies; clang for the fuzzers; COLMAP and
+#                                            ffmpeg, which `radiant prepare` runs)
 #        scripts/install-deps.sh --viewer   (also Chromium, Node and the pinned npm packages in viewer/ that
 #                                            the `viewer` tests and `radiant view` use)
 set -euo pipefail
@@ -20,6 +21,7 @@ packages=(
   libpng-dev libjpeg62-turbo-dev zlib1g-dev libzstd-dev
   clang-format
   clang libclang-rt-14-dev libomp-14-dev
+  colmap ffmpeg
 )
 [ "$viewer" -eq 1 ] && packages+=(chromium nodejs npm)
 

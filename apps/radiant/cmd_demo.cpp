@@ -43,6 +43,9 @@ void add_demo_command(CLI::App& app) {
                        ->check(CLI::Range(16, 4096));
     auto* views = cmd->add_option("--views", a->data.train_views, "training views (default 48, 100 on a GPU)")
                       ->check(CLI::Range(4, 1000));
+    cmd->add_flag("--surface-detail", a->data.surface_detail,
+                  "fine non-repeating detail on every surface, as real ones have (what `radiant prepare`'s "
+                  "feature matching needs)");
     cmd->callback([a, width, height, views, gpu_present] {
         const bool gpu = gpu_present(a->backend);
         if (gpu) {

@@ -1,6 +1,7 @@
 // `radiant train` and `radiant eval`.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
@@ -9,8 +10,10 @@
 #include "dataset_flags.hpp"
 #include "radiant/core/error.hpp"
 #include "radiant/core/log.hpp"
+#include "radiant/io/colmap.hpp"
 #include "radiant/io/file.hpp"
 #include "radiant/live/live_session.hpp"
+#include "radiant/prepare/prepare.hpp"
 #include "radiant/train/trainer.hpp"
 
 namespace radiant::app {
@@ -49,6 +52,35 @@ class Watch {
   private:
     std::unique_ptr<live::LiveTraining> live_;
 };
+
+}  // namespace
+
+namespace {
+
+// Photos without poses (or a video) given to train: `radiant prepare` into OUT/data first, and train there.
+// An earlier such run's prepared data is used again (unless --overwrite).
+void prepare_if_unposed(TrainConfig& c) {
+    namespace fs = std::filesystem;
+    if (!needs_prepare(c.data)) return;
+    const fs::path out(c.output), data = out / "data";
+    std::error_code ec;
+    if (!c.overwrite && (fs::exists(out / "checkpoint.bin", ec) || fs::exists(out / "scene.ply", ec)))
+        throw Error(fmt::format("{} holds a run: give another -o, --overwrite to replace it, or --resume {}",
+                                c.output, c.output));
+    if (!c.overwrite && !find_colmap_model(data.string()).empty()) {
+        log_info("{} has photos but no poses; {} holds them posed by an earlier prepare: training on it",
+                 c.data, data.string());
+    } else {
+        log_info("{} has photos but no poses: preparing them with COLMAP into {} first (radiant prepare)",
+                 c.data, data.string());
+        PrepareOptions p;
+        p.input = c.data;
+        p.output = data.string();
+        p.overwrite = c.overwrite;
+        prepare_dataset(p);
+    }
+    c.data = data.string();
+}
 
 }  // namespace
 
@@ -222,6 +254,7 @@ void add_train_command(CLI::App& app) {
         if (c.strategy == "mcmc") apply_mcmc_init_recipe(c, config_text);
         if (given("--test-every") && !c.eval)
             throw Error("--test-every sets the test split of --eval, which is not given");
+        prepare_if_unposed(c);
         Watch watch(a->viewer_port, a->viewer_host);
         const TrainResult r = train(c, watch.hooks());
         watch.ended(r);

@@ -12,5 +12,6 @@ void add_train_command(CLI::App& app);  // train and eval
 void add_bench_command(CLI::App& app);
 void add_convert_command(CLI::App& app);
 void add_view_command(CLI::App& app);
+void add_prepare_command(CLI::App& app);
 
 }  // namespace radiant::app

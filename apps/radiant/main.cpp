@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
     radiant::app::add_bench_command(app);
     radiant::app::add_convert_command(app);
     radiant::app::add_view_command(app);
+    radiant::app::add_prepare_command(app);
     // --log-level may come after the subcommand too.
     for (CLI::App* sub : app.get_subcommands({})) sub->fallthrough();
     app.parse_complete_callback([&] { radiant::set_log_level(radiant::parse_log_level(log_level)); });

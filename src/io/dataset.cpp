@@ -341,7 +341,8 @@ Dataset open_dataset(const std::string& dir, const DatasetOptions& options) {
     else
         throw IoError(dir,
                       "no dataset found (expected sparse/0/cameras.bin or .txt, distorted/sparse/0 (Inria's "
-                      "convert.py), transforms.json or transforms_train.json)");
+                      "convert.py), transforms.json or transforms_train.json; photos without poses: "
+                      "`radiant prepare` poses them)");
     if (ds.views.empty()) throw IoError(dir, "no usable images");
     ds.alpha = options.alpha != AlphaUse::automatic ? options.alpha
                : ds.format == "nerf-synthetic"      ? AlphaUse::composite

@@ -24,6 +24,9 @@ struct DemoDatasetOptions {
     // b_c ~ U(−0.3, 0.3) per channel, before 8-bit rounding. 0: every view exposed alike. The gains go to
     // exposure_gains.json ({"train/r_000": [r, g, b], …}).
     double exposure_spread = 0;
+    // Surfaces with fine detail that never repeats (noise darkening the albedo), as real ones have: what
+    // structure from motion matches features on (issue 24). Off: the smooth shapes and checkers alone.
+    bool surface_detail = false;
 };
 
 void write_demo_dataset(const std::string& dir, const DemoDatasetOptions& options = {});
