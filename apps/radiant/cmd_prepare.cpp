@@ -33,8 +33,9 @@ void add_prepare_command(CLI::App& app) {
     static const std::map<std::string, Matcher> kMatchers{{"auto", Matcher::automatic},
                                                           {"exhaustive", Matcher::exhaustive},
                                                           {"sequential", Matcher::sequential}};
-    cmd->add_option("--matcher", o->matcher,
-                    "auto (sequential for a video, exhaustive for photos), exhaustive or sequential")
+    cmd->add_option(
+           "--matcher", o->matcher,
+           "auto (sequential for a video or over 150 photos, else exhaustive), exhaustive or sequential")
         ->transform(CLI::CheckedTransformer(kMatchers, CLI::ignore_case));
     cmd->add_flag("--overwrite", o->overwrite, "replace an earlier prepare's photos and model in DATA");
     cmd->callback([o] {

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "flythrough.hpp"
 #include "radiant/core/capture_frame.hpp"
 #include "radiant/core/demo_scene.hpp"
 #include "radiant/core/error.hpp"
@@ -16,6 +17,7 @@
 #include "radiant/io/dataset.hpp"
 #include "radiant/io/ply.hpp"
 #include "radiant/io/scene_formats.hpp"
+#include "radiant/prepare/video_frames.hpp"
 #include "radiant/train/backend.hpp"
 #include "radiant/train/trainer.hpp"
 #include "render_options.hpp"
@@ -31,6 +33,9 @@ struct RenderArgs {
     bool demo = false;
     std::vector<double> eye, target{0, 0, 0}, up{0, -1, 0};
     int orbit = 0;
+    std::string path;  // orbit, spiral, train-cameras: a fly-through of `frames`
+    int frames = 240;
+    double fps = 30;
     double elevation = 20.0, fov = 50.0;
     int width = 800, height = 600;
     ViewOutputs outputs;
@@ -89,11 +94,14 @@ void run(RenderArgs& a, const CLI::App& cmd) {
     finish_render_options(a.render);
     if (a.demo == !a.model.empty())
         throw Error("give exactly one of --model (a run folder or scene file) or --demo");
-    const int sources =
-        int(!a.camera_json.empty()) + int(!a.eye.empty()) + int(a.orbit > 0) + int(!a.views.empty());
+    const int sources = int(!a.camera_json.empty()) + int(!a.eye.empty()) + int(a.orbit > 0) +
+                        int(!a.views.empty()) + int(!a.path.empty());
     if (sources != 1)
         throw Error(
-            "give exactly one of --camera FILE.json, --eye x,y,z (look-at), --orbit N or --views SPLIT");
+            "give exactly one of --camera FILE.json, --eye x,y,z (look-at), --orbit N, --views SPLIT or "
+            "--path orbit|spiral|train-cameras");
+    const FlyPath fly = a.path.empty() ? FlyPath::orbit : parse_fly_path(a.path);
+    if (!a.path.empty() && fly == FlyPath::orbit) a.orbit = a.frames;  // the orbit, with --frames views
     // A run folder renders its scene.ply with its cameras.
     fs::path scene_path = a.model;
     std::error_code ec;
@@ -131,6 +139,13 @@ void run(RenderArgs& a, const CLI::App& cmd) {
     } else if (!a.eye.empty()) {
         cams.push_back(look_at(vec3(a.eye, "--eye"), vec3(a.target, "--target"), vec3(a.up, "--up"), a.fov,
                                a.width, a.height));
+    } else if (!a.path.empty() && fly != FlyPath::orbit) {
+        if (capture.cameras.empty())
+            throw Error(
+                fmt::format("--path {} goes by the capture's cameras: render a run folder (its "
+                            "cameras.json) or give the dataset with --data",
+                            a.path));
+        cams = fly_path_cameras(fly, a.frames, capture.cameras, capture.splits);
     } else if (!a.views.empty()) {
         if (capture.cameras.empty())
             throw Error(
@@ -163,13 +178,17 @@ void run(RenderArgs& a, const CLI::App& cmd) {
         cams =
             framing_orbit(state.params, a.orbit, a.elevation, vec3(a.up, "--up"), a.fov, a.width, a.height);
     }
-    view_paths(a.out, cams);  // a bad -o fails before the scene is rendered
+    const bool video = has_video_extension(a.out);
+    if (!video) view_paths(a.out, cams);  // a bad -o fails before the scene is rendered
     state.adam.reset_like(state.params);
     state.stats.reset(state.params.size());
     backend->load(state);
     log_info("rendering {} view{} of {} Gaussians on the {} backend", cams.size(),
              cams.size() == 1 ? "" : "s", backend->size(), backend->name());
-    render_views(*backend, cams, a.render.settings, a.out, a.outputs);
+    if (video)
+        write_flythrough(*backend, cams, a.render.settings, a.out, a.fps);
+    else
+        render_views(*backend, cams, a.render.settings, a.out, a.outputs);
 }
 
 }  // namespace
@@ -187,7 +206,8 @@ void add_render_command(CLI::App& app) {
         "blue torus and a checkered floor (world up −y)");
     cmd->add_option(
            "-o,--output", a->out,
-           "an image (.png, .jpg; several views add _NAME) or a folder (views named after their cameras)")
+           "an image (.png, .jpg; several views add _NAME), a folder (views named after their cameras) or a "
+           "video (.mp4, .mov, .webm, .mkv: the views as its frames, joined by ffmpeg)")
         ->capture_default_str();
     auto* cam = cmd->add_option_group("camera", "where to look from (exactly one)");
     cam->add_option("--camera", a->camera_json, "camera JSON file: one camera or {\"cameras\": [...]}");
@@ -198,6 +218,17 @@ void add_render_command(CLI::App& app) {
            "cameras.json or --data), else framing its Gaussians about --up")
         ->check(CLI::PositiveNumber);
     cam->add_option("--views", a->views, "the capture's own cameras: train, test or all");
+    cam->add_option(
+        "--path", a->path,
+        "a fly-through of --frames views: orbit (round the capture), spiral (round it, rising and "
+        "sinking), train-cameras (smoothly through the training cameras in order); with -o "
+        "NAME.mp4 a video");
+    cmd->add_option("--frames", a->frames, "views along --path")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    cmd->add_option("--fps", a->fps, "frames a second of a video output (-o NAME.mp4)")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
     cmd->add_option("-d,--data", a->data, "the dataset whose cameras --views and --orbit use");
     cmd->add_option("--backend", a->backend, "auto, cpu or cuda")->capture_default_str();
     cmd->add_flag(

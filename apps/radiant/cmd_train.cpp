@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "dataset_flags.hpp"
+#include "flythrough.hpp"
 #include "radiant/core/error.hpp"
 #include "radiant/core/log.hpp"
 #include "radiant/io/colmap.hpp"
@@ -90,6 +91,7 @@ void add_train_command(CLI::App& app) {
         std::string config_file, resume;
         std::size_t max_gaussians = 0;
         bool json = false;
+        bool video = false;   // OUT/flythrough.mp4 at the end
         int viewer_port = 0;  // 0: no live viewer
         std::string viewer_host = "127.0.0.1";
     };
@@ -168,6 +170,9 @@ void add_train_command(CLI::App& app) {
         "--export", c.export_formats,
         "also write OUT/scene.EXT for each of these formats, comma-separated: spz, splat, compressed.ply");
     cmd->add_flag("--json", a->json, "print the final metrics (metrics.json) to stdout, for scripts");
+    cmd->add_flag("--video", a->video,
+                  "at the end, OUT/flythrough.mp4: 8 s (240 frames) smoothly through the training cameras "
+                  "(ffmpeg; without it the frames and the command that joins them)");
     cmd->add_flag(
            "--viewer{8080}", a->viewer_port,
            "watch the run in a browser: a page on http://127.0.0.1:8080/ (--viewer=PORT; the next free "
@@ -185,8 +190,8 @@ void add_train_command(CLI::App& app) {
             // A resumed run keeps its settings: the flags that may change are taken, any other is refused
             // rather than silently ignored.
             const std::set<std::string> may_change{
-                "--resume",    "--steps", "--data",    "--backend", "--eval-every", "--checkpoint-every",
-                "--log-every", "--json",  "--profile", "--viewer",  "--viewer-host"};
+                "--resume",    "--steps", "--data",    "--backend", "--eval-every",  "--checkpoint-every",
+                "--log-every", "--json",  "--profile", "--viewer",  "--viewer-host", "--video"};
             for (const CLI::Option* o : cmd->get_options())
                 if (o->count() > 0 && !may_change.count(o->get_name()))
                     throw Error(
@@ -209,6 +214,9 @@ void add_train_command(CLI::App& app) {
             if (r.interrupted)
                 throw Error(fmt::format("stopped at step {} before the end; continue with --resume {}",
                                         r.steps, a->resume));
+            if (a->video)
+                write_run_flythrough(a->resume, ch.backend.value_or("auto"),
+                                     (std::filesystem::path(a->resume) / "flythrough.mp4").string(), 240, 30);
             report_outputs(r, a->json);
             return;
         }
@@ -261,6 +269,9 @@ void add_train_command(CLI::App& app) {
         if (r.interrupted)
             throw Error(fmt::format("stopped at step {} before the end; continue with --resume {}", r.steps,
                                     c.output));
+        if (a->video)
+            write_run_flythrough(c.output, c.backend,
+                                 (std::filesystem::path(c.output) / "flythrough.mp4").string(), 240, 30);
         report_outputs(r, a->json);
     });
 

@@ -20,11 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string lower(std::string s) {
-    for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
 std::vector<fs::path> photos_in(const fs::path& dir) {
     std::vector<fs::path> out;
     std::error_code ec;
@@ -88,11 +83,8 @@ std::streamoff log_size(const std::string& log) {
 }  // namespace
 
 bool is_video_file(const std::string& path) {
-    static const char* kVideo[] = {".mp4", ".mov", ".m4v", ".avi", ".mkv", ".webm", ".mts", ".3gp"};
-    const std::string ext = lower(fs::path(path).extension().string());
     std::error_code ec;
-    return fs::is_regular_file(path, ec) &&
-           std::find(std::begin(kVideo), std::end(kVideo), ext) != std::end(kVideo);
+    return has_video_extension(path) && fs::is_regular_file(path, ec);
 }
 
 bool needs_prepare(const std::string& path) {
@@ -198,9 +190,16 @@ PrepareResult prepare_dataset(const PrepareOptions& o) {
              features / std::size_t(result.images), result.seconds_features);
 
     // 3. Matching: along the sequence for video (neighbouring frames overlap), all pairs for photos.
-    const Matcher matcher = o.matcher != Matcher::automatic ? o.matcher
-                            : video                         ? Matcher::sequential
-                                                            : Matcher::exhaustive;
+    // Every pair grows as the square of the photos: past kExhaustiveUpTo, photos are taken as a walk in name
+    // order (as phones and cameras number them), neighbours and their quadratic steps matched.
+    constexpr int kExhaustiveUpTo = 150;
+    const Matcher matcher = o.matcher != Matcher::automatic                     ? o.matcher
+                            : video || result.images > kExhaustiveUpTo ? Matcher::sequential
+                                                                        : Matcher::exhaustive;
+    if (o.matcher == Matcher::automatic && !video && matcher == Matcher::sequential)
+        log_info("prepare: {} photos, more than {}: matched in name order as a walk (--matcher exhaustive for "
+                 "photos taken in no order)",
+                 result.images, kExhaustiveUpTo);
     t0 = std::chrono::steady_clock::now();
     log_info("prepare [3/4] matching {}", matcher == Matcher::sequential
                                               ? "each frame with its neighbours (sequential)"

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 
@@ -100,6 +101,57 @@ VideoFrames extract_video_frames(const std::string& video, const std::string& im
     }
     fs::remove_all(candidates);
     return r;
+}
+
+bool has_video_extension(const std::string& path) {
+    static const char* kVideo[] = {".mp4", ".mov", ".m4v", ".avi", ".mkv", ".webm", ".mts", ".3gp"};
+    std::string ext = fs::path(path).extension().string();
+    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return std::find(std::begin(kVideo), std::end(kVideo), ext) != std::end(kVideo);
+}
+
+std::vector<std::string> encode_video_command(const std::string& ffmpeg, const std::string& frames,
+                                              double fps, const std::string& out) {
+    return {ffmpeg,
+            "-nostdin",
+            "-y",
+            "-v",
+            "error",
+            "-framerate",
+            fmt::format("{:g}", fps),
+            "-i",
+            frames,
+            "-vf",
+            "pad=ceil(iw/2)*2:ceil(ih/2)*2",
+            "-c:v",
+            "libx264",
+            "-pix_fmt",
+            "yuv420p",
+            "-crf",
+            "18",
+            "-movflags",
+            "+faststart",
+            out};
+}
+
+void encode_video(const std::string& frames, double fps, const std::string& out, const std::string& log) {
+    if (!(fps > 0) || !std::isfinite(fps))
+        throw Error(fmt::format("{}: frame rate {} must be positive", out, fps));
+    const std::string ffmpeg = find_program("ffmpeg");
+    if (ffmpeg.empty())
+        throw IoError(
+            out, "writing a video needs ffmpeg, which is not on PATH: install Debian's `ffmpeg` package");
+    // ffmpeg picks the container from the extension: the temporary file keeps it.
+    const fs::path target(out);
+    const fs::path partial = target.parent_path() / (".partial-" + target.filename().string());
+    const ToolRun r = run_tool(encode_video_command(ffmpeg, frames, fps, partial.string()), log);
+    std::error_code ec;
+    if (r.exit_code != 0) {
+        fs::remove(partial, ec);
+        throw IoError(out,
+                      fmt::format("ffmpeg failed (exit {}; all of it in {}):\n{}", r.exit_code, log, r.tail));
+    }
+    fs::rename(partial, target);
 }
 
 }  // namespace radiant

@@ -17,7 +17,8 @@ struct PrepareOptions {
     std::string output;  // DATA
     std::string camera_model = "OPENCV";   // COLMAP's name
     bool single_camera = true;             // one camera shared by every photo (one phone, one zoom)
-    Matcher matcher = Matcher::automatic;  // automatic: sequential for a video, exhaustive for photos
+    Matcher matcher = Matcher::automatic;  // automatic: sequential for a video or over 150 photos, else
+                                           // exhaustive
     VideoFrameOptions video;
     bool overwrite = false;       // replace an earlier prepare's model in DATA
     double min_registered = 0.5;  // fewer of the images registered than this share is a failure

@@ -1,7 +1,9 @@
 #pragma once
-// Frames for structure from motion out of a phone video: ffmpeg samples twice the wanted rate, and of each
-// two neighbouring frames the sharper is kept (motion blur is what handheld video has most of).
+// Video in and out, through ffmpeg: frames for structure from motion out of a phone video (ffmpeg samples
+// twice the wanted rate, and of each two neighbouring frames the sharper is kept: motion blur is what
+// handheld video has most of), and rendered frames joined into a fly-through.
 #include <string>
+#include <vector>
 
 #include "radiant/core/image.hpp"
 
@@ -26,5 +28,17 @@ double sharpness(const Image<std::uint8_t>& image);
 // output go to `log`. Throws Error naming the video when ffmpeg is missing or fails.
 VideoFrames extract_video_frames(const std::string& video, const std::string& images,
                                  const VideoFrameOptions& options, const std::string& log);
+
+// Whether a path names a video file by its extension (.mp4, .mov, .m4v, .avi, .mkv, .webm, .mts, .3gp).
+bool has_video_extension(const std::string& path);
+
+// The ffmpeg command joining numbered frames (`frames`, a printf pattern such as DIR/%03d.png) into an
+// H.264 video at `fps` (odd sizes padded to even, as its yuv420p needs): what is run, or said to run.
+std::vector<std::string> encode_video_command(const std::string& ffmpeg, const std::string& frames,
+                                              double fps, const std::string& out);
+
+// Runs it into a temporary file beside `out`, renamed over it once whole. Throws Error naming `out` when
+// ffmpeg is missing or fails.
+void encode_video(const std::string& frames, double fps, const std::string& out, const std::string& log);
 
 }  // namespace radiant
