@@ -54,10 +54,6 @@ class Watch {
     std::unique_ptr<live::LiveTraining> live_;
 };
 
-}  // namespace
-
-namespace {
-
 // Photos without poses (or a video) given to train: `radiant prepare` into OUT/data first, and train there.
 // An earlier such run's prepared data is used again (unless --overwrite).
 void prepare_if_unposed(TrainConfig& c) {

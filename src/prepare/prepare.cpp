@@ -3,11 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <map>
 
 #include "radiant/core/error.hpp"
 #include "radiant/core/log.hpp"
@@ -193,13 +191,14 @@ PrepareResult prepare_dataset(const PrepareOptions& o) {
     // Every pair grows as the square of the photos: past kExhaustiveUpTo, photos are taken as a walk in name
     // order (as phones and cameras number them), neighbours and their quadratic steps matched.
     constexpr int kExhaustiveUpTo = 150;
-    const Matcher matcher = o.matcher != Matcher::automatic                     ? o.matcher
+    const Matcher matcher = o.matcher != Matcher::automatic            ? o.matcher
                             : video || result.images > kExhaustiveUpTo ? Matcher::sequential
-                                                                        : Matcher::exhaustive;
+                                                                       : Matcher::exhaustive;
     if (o.matcher == Matcher::automatic && !video && matcher == Matcher::sequential)
-        log_info("prepare: {} photos, more than {}: matched in name order as a walk (--matcher exhaustive for "
-                 "photos taken in no order)",
-                 result.images, kExhaustiveUpTo);
+        log_info(
+            "prepare: {} photos, more than {}: matched in name order as a walk (--matcher exhaustive for "
+            "photos taken in no order)",
+            result.images, kExhaustiveUpTo);
     t0 = std::chrono::steady_clock::now();
     log_info("prepare [3/4] matching {}", matcher == Matcher::sequential
                                               ? "each frame with its neighbours (sequential)"

@@ -37,15 +37,15 @@ inline Similarity align_points(const std::vector<Vec3<double>>& from, const std:
         rt += dot(dt, dt);
     }
     a.s = rf > 0 ? std::sqrt(rt / rf) : 1;
-    // The initial turn: the one taking the two points farthest from the centroid onto theirs, roughly —
-    // found by Gauss–Newton from several starts, keeping the best.
+    // Gauss–Newton finds the turn only near it: start from the identity and from turns of π/4, π/2 and 3π/4
+    // about each axis, and keep the best fit.
     double best = 1e300;
     Similarity best_fit = a;
     const double kPi = 3.14159265358979323846;
-    for (int start = 0; start < 24; ++start) {
+    const Vec3<double> axes[6] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {-1, 0, 0}, {0, -1, 0}, {0, 0, -1}};
+    for (int start = 0; start < 19; ++start) {
         Similarity f = a;
-        const Vec3<double> axes[6] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {-1, 0, 0}, {0, -1, 0}, {0, 0, -1}};
-        f.Q = so3_exp((start < 6 ? 0.0 : kPi * (0.25 + 0.25 * double((start - 6) / 6))) * axes[start % 6]);
+        if (start > 0) f.Q = so3_exp(kPi * 0.25 * double(1 + (start - 1) / 6) * axes[(start - 1) % 6]);
         f.T = ct - f.s * (f.Q * cf);
         for (int iteration = 0; iteration < 30; ++iteration) {
             double m[7][8] = {};
