@@ -19,7 +19,7 @@ ASAN_BUILD   ?= build-asan
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := fuzz_ply fuzz_colmap_bin fuzz_colmap_txt fuzz_json fuzz_image fuzz_scene_formats fuzz_viewer_message
 
-.PHONY: all deps configure build test test-cpu test-asan test-gpu test-viewer test-viewer-ran fuzz demo format clean
+.PHONY: all deps configure build test test-cpu test-asan test-gpu test-viewer test-viewer-ran fuzz demo format clean python
 
 all: build
 
@@ -53,7 +53,9 @@ test-cpu: build
 # reports still carry file:line. The two quality measurements (DistortedCapture: five 700-step trainings;
 # AppearanceTraining: a 1500-step one) run in test-cpu: under the sanitizers they took 11 of CI's minutes and
 # reach no code the Trainer.* and undistort tests do not.
-ASAN_EXCLUDE := ^DistortedCapture\.|^AppearanceTraining\.ExposureFollows
+# The Python package's tests load libradiant.so into Debian's python3, which the sanitizer runtime cannot
+# be preloaded into without instrumenting the interpreter: they run in test-cpu only.
+ASAN_EXCLUDE := ^DistortedCapture\.|^AppearanceTraining\.ExposureFollows|^python\.
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1 -DNDEBUG" -DRADIANT_CUDA=OFF \
 	  -DRADIANT_STATIC_DEPS=OFF -DRADIANT_SANITIZE=address,undefined
@@ -73,6 +75,12 @@ fuzz: deps
 test-viewer-ran: build
 	@ctest --test-dir $(BUILD) -L viewer --output-on-failure | tee $(BUILD)/viewer-tests.log
 	@! grep -q "Skipped" $(BUILD)/viewer-tests.log || (echo "viewer tests skipped in CI"; exit 1)
+
+# The Python package (python/): libradiant.so built and copied beside it, so `pip install ./python` (in a
+# virtual environment: Debian's Python is externally managed) or PYTHONPATH=python finds it.
+python: build
+	cp -L $(BUILD)/src/capi/libradiant.so python/radiant/libradiant.so
+	@echo "python: pip install ./python   (or: PYTHONPATH=$(CURDIR)/python python3 -c 'import radiant')"
 
 test-gpu: build
 	ctest --test-dir $(BUILD) -L gpu --output-on-failure

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages radiant builds against. Idempotent: installs only what is missing.
 # Usage: scripts/install-deps.sh            (build + test dependencies; clang for the fuzzers; COLMAP and
-#                                            ffmpeg, which `radiant prepare` runs)
+#                                            ffmpeg, which `radiant prepare` runs; Python 3 with NumPy,
+#                                            pytest and PyTorch for the Python package's tests)
 #        scripts/install-deps.sh --viewer   (also Chromium, Node and the pinned npm packages in viewer/ that
 #                                            the `viewer` tests and `radiant view` use)
 set -euo pipefail
@@ -22,6 +23,7 @@ packages=(
   clang-format
   clang libclang-rt-14-dev libomp-14-dev
   colmap ffmpeg
+  python3 python3-numpy python3-pytest python3-torch python3-venv python3-pip
 )
 [ "$viewer" -eq 1 ] && packages+=(chromium nodejs npm)
 

@@ -31,6 +31,7 @@ struct BenchArgs {
     bool heavier = false, cpu = false, json = false, trace = false;
     Shading shading = Shading::ewa;
     CameraModel lens = CameraModel::pinhole;
+    int replay_rows = 0, direct_lanes = -1;  // backward layout experiments (0 / -1: radiant's choice)
 };
 
 // A lens of a phone camera's strength for `ray` rows (the fox dataset's OpenCV coefficients; a mild
@@ -135,6 +136,8 @@ void run(const BenchArgs& a) {
     if (!cuda::device_available()) throw Error("no CUDA device; use --cpu for the CPU reference");
     CudaStep gpu;
     gpu.set_scene(scene);
+    gpu.set_replay_rows(a.replay_rows);
+    if (a.direct_lanes >= 0) gpu.set_direct_lanes(a.direct_lanes);
     gpu.set_target(random_target(a.width, a.height));
     const LearningRates lr{1.6e-4, 5e-3, 1e-3, 5e-2, 2.5e-3, 1.25e-4};
     const char* names[] = {"project",  "bin",      "sort", "forward", "loss",
@@ -180,6 +183,13 @@ void add_bench_command(CLI::App& app) {
                                                                        {"opencv", CameraModel::opencv},
                                                                        {"fisheye", CameraModel::fisheye}}))
         ->capture_default_str();
+    cmd->add_option("--replay-rows", a->replay_rows,
+                    "pixels a thread of the replay backward takes: 1, 2 or 4 (0: by the image's tile count)")
+        ->check(CLI::IsMember({0, 1, 2, 4}));
+    cmd->add_option(
+           "--direct-lanes", a->direct_lanes,
+           "entries hit by at most this many lanes of a warp skip its reduction (0–32; default radiant's)")
+        ->check(CLI::Range(-1, 32));
     cmd->add_flag("--cpu", a->cpu, "time the CPU reference instead of CUDA");
     cmd->add_flag("--json", a->json, "JSON output");
     cmd->callback([a] { run(*a); });

@@ -103,6 +103,8 @@ class CudaStep {
     // For tests: pixels a thread of the replay backward takes (1, 2 or 4; 0, the default: the most the
     // image's tile count keeps the GPU full with).
     void set_replay_rows(int rows);
+    // For tests and `radiant bench`: entries hit by at most this many lanes of a warp skip its reduction.
+    void set_direct_lanes(int lanes);
 
     std::size_t size() const;
     std::size_t tile_pairs() const;

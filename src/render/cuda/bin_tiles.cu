@@ -77,7 +77,19 @@ __global__ void tile_ranges_kernel(TileRangeArgs a) {
     if (i + 1 == a.pairs || a.sorted_keys[i + 1] != tile) a.tile_ranges[tile].y = std::uint32_t(i + 1);
 }
 
+__global__ void alpha_from_transmittance_kernel(const float* final_T, float* alpha, std::size_t pixels) {
+    const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < pixels) alpha[i] = 1.f - final_T[i];
+}
+
 }  // namespace
+
+void launch_alpha_from_transmittance(const float* final_T, float* alpha, std::size_t pixels,
+                                     cudaStream_t stream) {
+    if (pixels == 0) return;
+    alpha_from_transmittance_kernel<<<blocks_for(pixels), kBlock1d, 0, stream>>>(final_T, alpha, pixels);
+    RADIANT_CUDA_CHECK_LAUNCH("alpha_from_transmittance_kernel");
+}
 
 void launch_iota(std::uint32_t* out, int n, cudaStream_t stream) {
     if (n == 0) return;

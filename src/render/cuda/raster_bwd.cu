@@ -82,7 +82,12 @@ __global__ void __launch_bounds__(kMaxBlock / kRows) raster_bwd_replay_kernel(Ra
                     for (int k = 0; k < Model::kGrads; ++k) v[k] += w[k];
                 }
             }
-            if (!__any_sync(kFullMask, hit)) continue;
+            const unsigned hits = __ballot_sync(kFullMask, hit);
+            if (!hits) continue;
+            if (__popc(hits) <= a.direct_lanes) {  // few lanes: their atomics cost less than the reduction
+                if (hit) Model::add(a, s.gid[j], v);
+                continue;
+            }
             for (int k = 0; k < Model::kGrads; ++k)
                 for (int off = 16; off > 0; off >>= 1) v[k] += __shfl_down_sync(kFullMask, v[k], off);
             if (lane == 0) Model::add(a, s.gid[j], v);

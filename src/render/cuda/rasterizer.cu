@@ -218,6 +218,11 @@ void Rasterizer::set_replay_rows(int rows) {
     replay_rows_ = rows;
 }
 
+void Rasterizer::set_direct_lanes(int lanes) {
+    RADIANT_CHECK(lanes >= 0 && lanes <= 32, "direct lanes must be 0–32");
+    direct_lanes_ = lanes;
+}
+
 void Rasterizer::order_by_depth(cudaStream_t stream) {
     const int n = int(means_count_);
     depth_keys_sorted_.resize_discard(means_count_);
@@ -382,6 +387,7 @@ void Rasterizer::backward(const DeviceSceneView& scene, const float* v_rgb, Devi
     r.loss_grad_clip = float(settings_.loss_grad_clip);
     r.sm_count = sm_count_;
     r.replay_rows = replay_rows_;
+    r.direct_lanes = direct_lanes_;
     if (ray) {
         v_ray_.resize_discard(kRayHitSumsSize * n);
         v_ray_.zero(stream);
@@ -431,6 +437,17 @@ Image<float> Rasterizer::download_rgb(cudaStream_t stream) const {
     Image<float> img(width_, height_, 3);
     img.data = rgb_.download(stream);
     return img;
+}
+
+void Rasterizer::copy_outputs(float* rgb, float* alpha, int* radii, cudaStream_t stream) const {
+    const std::size_t pixels = std::size_t(width_) * std::size_t(height_);
+    if (rgb && pixels)
+        RADIANT_CUDA_CHECK(
+            cudaMemcpyAsync(rgb, rgb_.data(), 3 * pixels * sizeof(float), cudaMemcpyDeviceToDevice, stream));
+    if (alpha) launch_alpha_from_transmittance(final_T_.data(), alpha, pixels, stream);
+    if (radii && means_count_)
+        RADIANT_CUDA_CHECK(cudaMemcpyAsync(radii, radii_.data(), means_count_ * sizeof(int),
+                                           cudaMemcpyDeviceToDevice, stream));
 }
 
 Image<float> Rasterizer::download_alpha(cudaStream_t stream) const {

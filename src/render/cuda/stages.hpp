@@ -108,6 +108,10 @@ struct TileRangeArgs {
 };
 void launch_tile_ranges(const TileRangeArgs& a, cudaStream_t stream);
 
+// alpha = 1 − final transmittance, per pixel [H·W], into memory the caller owns (the C API's outputs).
+void launch_alpha_from_transmittance(const float* final_T, float* alpha, std::size_t pixels,
+                                     cudaStream_t stream);
+
 struct RasterFwdArgs {
     Shading shading = Shading::ewa;
     int width = 0, height = 0, tile_size = 16, tiles_x = 0, tiles_y = 0;
@@ -148,6 +152,9 @@ struct RasterBwdArgs {
     float loss_grad_clip;
     int sm_count = 1;     // the device's, to size the replay's pixels per thread
     int replay_rows = 0;  // 0: by tile count and sm_count; else forced (tests)
+    // An entry hit by at most this many lanes of a warp is added by those lanes' own atomics instead of the
+    // warp's shuffle reduction (45 shuffles and adds for `ewa`'s 9 values): 0 always reduces.
+    int direct_lanes = 0;
     // outputs [N], accumulated (zeroed by the caller). `ewa`:
     float2* v_means2d;
     float* v_conics;   // [N, 3]

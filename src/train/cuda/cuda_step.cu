@@ -432,6 +432,10 @@ void CudaStep::set_replay_rows(int rows) {
     impl_->raster.set_replay_rows(rows);
 }
 
+void CudaStep::set_direct_lanes(int lanes) {
+    impl_->raster.set_direct_lanes(lanes);
+}
+
 std::size_t CudaStep::tile_pairs() const {
     return impl_->pairs;
 }

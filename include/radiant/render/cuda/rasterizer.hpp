@@ -51,6 +51,9 @@ class StageTimer {
 
 struct RasterFwdArgs;  // stages.hpp
 
+// The backward's default for set_direct_lanes (bench/RESULTS.md: measured against 0).
+constexpr int kDefaultDirectLanes = 0;
+
 class Rasterizer {
   public:
     explicit Rasterizer(MemoryCounter* counter);
@@ -68,12 +71,17 @@ class Rasterizer {
 
     // For tests: pixels a thread of the replay backward takes (1, 2 or 4; 0: chosen by the tile count).
     void set_replay_rows(int rows);
+    // Warp entries hit by at most `lanes` lanes are added with those lanes' atomics, not reduced (0–32).
+    void set_direct_lanes(int lanes);
 
     const float* rgb() const { return rgb_.data(); }
     const int* radii() const { return radii_.data(); }
     int width() const { return width_; }
     int height() const { return height_; }
     Image<float> download_rgb(cudaStream_t stream) const;
+    // The last forward's colour [H·W·3], alpha [H·W] and radii [N] into device memory the caller owns (any
+    // may be null), enqueued on `stream`: for callers whose tensors live on the GPU (the C API).
+    void copy_outputs(float* rgb, float* alpha, int* radii, cudaStream_t stream) const;
     // 1 − final transmittance of the last forward; its expected and median depth (forward with `depth`).
     Image<float> download_alpha(cudaStream_t stream) const;
     Image<float> download_depth(cudaStream_t stream) const;
@@ -121,7 +129,7 @@ class Rasterizer {
     // scratch (CUB), and a pinned word for the pair count
     DeviceBuffer<unsigned char> scratch_;
     std::uint32_t* pinned_count_ = nullptr;
-    int sm_count_ = 0, replay_rows_ = 0;
+    int sm_count_ = 0, replay_rows_ = 0, direct_lanes_ = kDefaultDirectLanes;
 };
 
 }  // namespace radiant::cuda
