@@ -125,9 +125,10 @@ class _Rasterize(torch.autograd.Function):
         device = means.device
         v_rgb = v_rgb.contiguous()
         g = _gaussians(means, log_scales, quats, opacity_logits, sh, ctx.degree)
-        grads = [torch.zeros_like(t) for t in (means, log_scales, quats, opacity_logits, sh)]
-        step = [torch.empty_like(t) for t in grads]
-        out = _gaussians(*step, ctx.degree)
+        # The first camera writes the gradients in place; further cameras go through a scratch set and add.
+        grads = [torch.empty_like(t) for t in (means, log_scales, quats, opacity_logits, sh)]
+        step = grads if len(ctx.cameras) == 1 else [torch.empty_like(t) for t in grads]
+        first, rest = _gaussians(*grads, ctx.degree), _gaussians(*step, ctx.degree)
         with _on(device):
             for c, cam in enumerate(ctx.cameras):
                 slot = ctx.rasterizer.slot(c)
@@ -136,10 +137,12 @@ class _Rasterize(torch.autograd.Function):
                     scratch = torch.empty((H, W, 3), dtype=means.dtype, device=device)
                     _forward_one(slot, g, cam, ctx.options[c], scratch, None, None, device)
                     slot[1] = ctx.tokens[c]
+                out = first if c == 0 else rest
                 check(lib.rd_rasterizer_backward(slot[0]._ptr, ctypes.byref(g), _ptr(v_rgb[c]), ctypes.byref(out),
                                                  None, _stream(device)))
-                for acc, s in zip(grads, step):
-                    acc += s
+                if c > 0:
+                    for acc, s in zip(grads, step):
+                        acc += s
         v_bg = None
         if ctx.has_background and ctx.needs_input_grad[5]:
             # colour = splats + T·background, so ∂L/∂background = Σ_pixels ∂L/∂colour · (1 − α).

@@ -21,9 +21,13 @@ rd_status rd_rasterizer_create(rd_device device, rd_rasterizer** out) {
         return capi::fail(RD_ERROR_INVALID_ARGUMENT,
                           fmt::format("device {} is not auto (0), cpu (1) or cuda (2)", int(device)));
     const bool cuda = device == RD_DEVICE_CUDA || (device == RD_DEVICE_AUTO && rd_cuda_available());
-    if (cuda && !rd_cuda_available())
-        return capi::fail(RD_ERROR_NO_CUDA, RADIANT_HAS_CUDA ? "no usable CUDA device found"
-                                                             : "radiant was built without CUDA");
+    if (cuda && !rd_cuda_available()) {
+#if RADIANT_HAS_CUDA
+        return capi::fail(RD_ERROR_NO_CUDA, "no usable CUDA device found");
+#else
+        return capi::fail(RD_ERROR_NO_CUDA, "radiant was built without CUDA");
+#endif
+    }
     return guarded([&] {
         auto r = std::make_unique<rd_rasterizer>();
         r->cuda = cuda;

@@ -31,6 +31,10 @@ const char* backend_name(rd_device device) {
 extern "C" {
 
 rd_status rd_renderer_create(rd_device device, rd_renderer** out) {
+    if (device == RD_DEVICE_CUDA && !rd_cuda_available())
+        return capi::fail(RD_ERROR_NO_CUDA,
+                          "device cuda: no usable CUDA device (or radiant was built without "
+                          "CUDA); use cpu or auto");
     return guarded([&] {
         checked(out, "out");
         auto r = std::make_unique<rd_renderer>();

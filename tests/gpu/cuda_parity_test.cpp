@@ -118,42 +118,34 @@ TEST_P(CudaParity, ImagesAndGradientsMatchTheCpuReference) {
     }
     std::printf("[parity] %-24s image mean abs %.2e, %zu tile pairs\n", c.name, mean_abs, gpu.tile_pairs());
 
-    // The replay backward takes 1, 2 or 4 pixels a thread by image size; these images are small enough to
-    // get 1 on a large GPU, so each other choice is checked here (bit for bit it differs only in summation
-    // order).
-    if (c.mode == TraceMode::replay)
+    // The replay backward's other layouts, each against the CPU reference (bit for bit they differ only in
+    // summation order): 1, 2 or 4 pixels a thread (by image size; these images are small enough to get 1 on a
+    // large GPU), and entries few lanes hit added by those lanes' atomics (none, up to 4, every entry).
+    auto expect_layout_matches = [&](const char* layout, int value) {
+        const SceneGrads g = gpu.gradients(cam, s, v_rgb);
+        using Field = std::vector<float> SceneGrads::*;
+        const std::pair<const char*, Field> fields[] = {
+            {"means", &SceneGrads::means}, {"log_scales", &SceneGrads::log_scales},
+            {"quats", &SceneGrads::quats}, {"opacity_logits", &SceneGrads::opacity_logits},
+            {"sh", &SceneGrads::sh},       {"mean2d_grad_norms", &SceneGrads::mean2d_grad_norms}};
+        for (const auto& [name, field] : fields) {
+            const Compare r = compare(g.*field, g_cpu.*field);
+            EXPECT_GT(r.cosine, 0.9999) << c.name << " " << name << " " << layout << " " << value;
+            EXPECT_LT(r.rel, 1e-3) << c.name << " " << name << " " << layout << " " << value;
+        }
+    };
+    if (c.mode == TraceMode::replay) {
         for (int rows : {1, 2, 4}) {
             gpu.set_replay_rows(rows);
-            const SceneGrads g_rows = gpu.gradients(cam, s, v_rgb);
-            using Field = std::vector<float> SceneGrads::*;
-            const std::pair<const char*, Field> fields[] = {
-                {"means", &SceneGrads::means}, {"log_scales", &SceneGrads::log_scales},
-                {"quats", &SceneGrads::quats}, {"opacity_logits", &SceneGrads::opacity_logits},
-                {"sh", &SceneGrads::sh},       {"mean2d_grad_norms", &SceneGrads::mean2d_grad_norms}};
-            for (const auto& [name, field] : fields) {
-                const Compare r = compare(g_rows.*field, g_cpu.*field);
-                EXPECT_GT(r.cosine, 0.9999) << c.name << " " << name << " rows " << rows;
-                EXPECT_LT(r.rel, 1e-3) << c.name << " " << name << " rows " << rows;
-            }
+            expect_layout_matches("rows", rows);
         }
-    gpu.set_replay_rows(0);
-    // Entries few lanes hit are added by those lanes' atomics: none, up to 4, and every entry that way.
-    if (c.mode == TraceMode::replay)
+        gpu.set_replay_rows(0);
         for (int lanes : {0, 4, 32}) {
             gpu.set_direct_lanes(lanes);
-            const SceneGrads g_lanes = gpu.gradients(cam, s, v_rgb);
-            using Field = std::vector<float> SceneGrads::*;
-            const std::pair<const char*, Field> fields[] = {
-                {"means", &SceneGrads::means}, {"log_scales", &SceneGrads::log_scales},
-                {"quats", &SceneGrads::quats}, {"opacity_logits", &SceneGrads::opacity_logits},
-                {"sh", &SceneGrads::sh},       {"mean2d_grad_norms", &SceneGrads::mean2d_grad_norms}};
-            for (const auto& [name, field] : fields) {
-                const Compare r = compare(g_lanes.*field, g_cpu.*field);
-                EXPECT_GT(r.cosine, 0.9999) << c.name << " " << name << " direct lanes " << lanes;
-                EXPECT_LT(r.rel, 1e-3) << c.name << " " << name << " direct lanes " << lanes;
-            }
+            expect_layout_matches("direct lanes", lanes);
         }
-    gpu.set_direct_lanes(cuda::kDefaultDirectLanes);
+        gpu.set_direct_lanes(cuda::kDefaultDirectLanes);
+    }
 
     // `radiant render`'s layers: the same colour, coverage and expected depth as the CPU reference.
     const RenderLayers layers = gpu.render_layers(cam, s, true);
