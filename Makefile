@@ -19,7 +19,8 @@ ASAN_BUILD   ?= build-asan
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := fuzz_ply fuzz_colmap_bin fuzz_colmap_txt fuzz_json fuzz_image fuzz_scene_formats fuzz_viewer_message
 
-.PHONY: all deps configure build test test-cpu test-asan test-gpu test-viewer test-viewer-ran fuzz demo format clean python
+
+.PHONY: all deps deps-python configure build test test-cpu test-asan test-gpu test-viewer test-viewer-ran fuzz demo format clean python
 
 all: build
 
@@ -45,7 +46,11 @@ else
 test: test-cpu
 endif
 
-test-cpu: build
+# The Python package's tests (python/tests) need NumPy, pytest and PyTorch: installed for `make test` only.
+deps-python:
+	@scripts/install-deps.sh --python $(DEPS_ARGS)
+
+test-cpu: build deps-python
 	ctest --test-dir $(BUILD) -LE gpu --output-on-failure -j $(JOBS)
 
 # The CPU suite built with AddressSanitizer + UndefinedBehaviorSanitizer (no CUDA: the sanitizers are host

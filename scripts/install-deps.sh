@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Installs the Debian packages radiant builds against. Idempotent: installs only what is missing.
 # Usage: scripts/install-deps.sh            (build + test dependencies; clang for the fuzzers; COLMAP and
-#                                            ffmpeg, which `radiant prepare` runs; Python 3 with NumPy,
-#                                            pytest and PyTorch for the Python package's tests)
+#                                            ffmpeg, which `radiant prepare` runs)
+#        scripts/install-deps.sh --python   (also Python 3 with NumPy, pytest, venv/pip and PyTorch (CPU),
+#                                            which the Python package's tests use: `make test`)
 #        scripts/install-deps.sh --viewer   (also Chromium, Node and the pinned npm packages in viewer/ that
 #                                            the `viewer` tests and `radiant view` use)
 set -euo pipefail
 
 viewer=0
+python=0
 for arg in "$@"; do
   case "$arg" in
     --viewer) viewer=1 ;;
-    *) echo "install-deps: unknown option $arg (only --viewer)" >&2; exit 2 ;;
+    --python) python=1 ;;
+    *) echo "install-deps: unknown option $arg (--viewer, --python)" >&2; exit 2 ;;
   esac
 done
 
@@ -23,9 +26,9 @@ packages=(
   clang-format
   clang libclang-rt-14-dev libomp-14-dev
   colmap ffmpeg
-  python3 python3-numpy python3-pytest python3-torch python3-venv python3-pip
 )
 [ "$viewer" -eq 1 ] && packages+=(chromium nodejs npm)
+[ "$python" -eq 1 ] && packages+=(python3 python3-numpy python3-pytest python3-torch python3-venv python3-pip)
 
 missing=()
 for p in "${packages[@]}"; do
