@@ -35,7 +35,7 @@ void require_device(const void* p, const char* what) {
     if (!p) throw Error(fmt::format("{} is NULL", what));
     cudaPointerAttributes a{};
     if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-        cudaGetLastError();  // clear the sticky-free error of an unknown pointer
+        cudaGetLastError();  // an unknown pointer sets a (non-sticky) error: clear it for later calls
         throw Error(fmt::format("{} is not GPU memory (a CUDA rasterizer takes device arrays)", what));
     }
     if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged)
