@@ -7,6 +7,7 @@
 #include "convert.hpp"
 #include "guard.hpp"
 #include "handles.hpp"
+#include "json_object.hpp"
 #include "radiant/core/image.hpp"
 #include "radiant/train/demo_dataset.hpp"
 
@@ -19,13 +20,7 @@ namespace {
 DatasetOptions parse_options(const char* text) {
     DatasetOptions o;
     if (!text || !*text) return o;
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        throw Error(fmt::format("dataset options: not JSON ({})", e.what()));
-    }
-    if (!j.is_object()) throw Error("dataset options: expected a JSON object");
+    const nlohmann::json j = capi::parse_json_object(text, "dataset options");
     try {
         for (const auto& [key, v] : j.items()) {
             if (key == "downscale")

@@ -6,6 +6,7 @@
 #include "convert.hpp"
 #include "guard.hpp"
 #include "handles.hpp"
+#include "json_object.hpp"
 #include "radiant/io/scene_formats.hpp"
 #include "radiant/train/trainer.hpp"
 
@@ -29,13 +30,7 @@ TrainConfig parse_config(const char* text) {
 }
 
 TrainConfig parse_config_json(const char* text) {
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        throw Error(fmt::format("training config: not JSON ({})", e.what()));
-    }
-    if (!j.is_object()) throw Error("training config: expected a JSON object");
+    nlohmann::json j = capi::parse_json_object(text, "training config");
     bool overwrite = false;
     long profile_every = 0;
     try {
