@@ -121,6 +121,10 @@ void add_train_command(CLI::App& app) {
     cmd->add_option("--memory-budget", c.memory_budget_gib,
                     "GPU memory the run may use, GiB (default: 95 % of what is free at the start)")
         ->check(CLI::NonNegativeNumber);
+    cmd->add_option(
+        "--resolution-schedule", c.resolution_schedule,
+        "train the early steps at a fraction of the resolution: FACTOR:STEP,… (say 4:2000,2:6000 — "
+        "1/4 before step 2000, 1/2 before 6000, full after); evaluation stays at full resolution");
     cmd->add_option("--sh-degree", c.sh_degree, "final SH degree")
         ->check(CLI::Range(0, 3))
         ->capture_default_str();

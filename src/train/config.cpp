@@ -58,6 +58,7 @@ void for_each_field(TrainConfig& c, F&& f) {
     f("init_random_points", c.init_random_points);
     f("init_opacity", c.init_opacity);
     f("init_scale", c.init_scale);
+    f("resolution_schedule", c.resolution_schedule);
     f("memory_budget_gib", c.memory_budget_gib);
     f("export", c.export_formats);
     f("tile_size", c.render.tile_size);
@@ -225,6 +226,11 @@ void validate(const TrainConfig& c) {
         fail(fmt::format("strategy '{}' is not default or mcmc", c.strategy));
     if (c.sh_degree < 0 || c.sh_degree > 3) fail(fmt::format("sh_degree {} is not in 0..3", c.sh_degree));
     if (c.sh_interval < 1) fail(fmt::format("sh_interval {} must be positive", c.sh_interval));
+    try {
+        parse_resolution_schedule(c.resolution_schedule);
+    } catch (const Error& e) {
+        fail(e.what());
+    }
     if (c.preset != "default" && c.preset != "fast")
         fail(fmt::format("preset '{}' is not default or fast", c.preset));
     if (!(c.lambda_ssim >= 0 && c.lambda_ssim <= 1)) fail("lambda_ssim must be in [0, 1]");

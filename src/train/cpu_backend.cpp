@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "radiant/core/error.hpp"
+#include "radiant/core/reduce_resolution.hpp"
 #include "radiant/render/cpu/render_cpu.hpp"
 #include "radiant/train/backend.hpp"
 #include "radiant/train/loss.hpp"
@@ -47,14 +48,19 @@ class CpuBackend final : public Backend {
     Scene scene() const override { return state_.params; }
     std::size_t size() const override { return state_.params.size(); }
 
-    void set_images(const std::vector<TargetImage>& images) override { images_ = &images; }
+    void set_images(const std::vector<TargetImage>& images) override {
+        images_ = &images;
+        reduced_.clear();
+    }
 
     StepStats step(const StepInput& in) override {
         Scene& p = state_.params;
-        const TargetImage& t = image(in.image);
+        const TargetImage& t = target_image(in.image, in.resolution_factor);
+        const Camera camera =
+            in.resolution_factor > 1 ? reduced_camera(*in.camera, in.resolution_factor) : *in.camera;
         const Image<float> target = to_float(t.rgb);
         StageClock clock(in.profile);
-        const ForwardResult<float> fwd = cpu::render_forward(p, *in.camera, in.settings);
+        const ForwardResult<float> fwd = cpu::render_forward(p, camera, in.settings);
         const double forward_ms = clock.lap();
         Image<float> v_rgb;
         StepStats out;
@@ -81,7 +87,7 @@ class CpuBackend final : public Backend {
             out.psnr = psnr(shown, target, &t.mask);
         }
         const double loss_ms = clock.lap();
-        SceneGrads g = cpu::render_backward(p, *in.camera, in.settings, fwd, v_rgb);
+        SceneGrads g = cpu::render_backward(p, camera, in.settings, fwd, v_rgb);
         out.timings.forward = forward_ms;
         out.timings.loss = loss_ms;
         out.timings.backward = clock.lap();
@@ -163,7 +169,22 @@ class CpuBackend final : public Backend {
         return (*images_)[i];
     }
     TrainState state_;
+    // Image i as a step at 1/factor of the resolution trains on; the reduced images of the factor in use
+    // are kept (a quarter of the set's memory at most) and dropped when it changes.
+    const TargetImage& target_image(std::size_t i, int factor) {
+        if (factor <= 1) return image(i);
+        if (factor != reduced_factor_ || reduced_.size() != images_->size()) {
+            reduced_.assign(images_->size(), TargetImage{});
+            reduced_factor_ = factor;
+        }
+        TargetImage& r = reduced_[i];
+        if (r.rgb.data.empty()) r = reduced_image(image(i), factor);
+        return r;
+    }
+
     const std::vector<TargetImage>* images_ = nullptr;
+    std::vector<TargetImage> reduced_;
+    int reduced_factor_ = 1;
 };
 
 }  // namespace

@@ -51,6 +51,7 @@ class CudaBackend final : public Backend {
         a.opacity_reg = in.opacity_reg;
         a.scale_reg = in.scale_reg;
         a.appearance = in.appearance;
+        a.resolution_factor = in.resolution_factor;
         StepStats out;
         if (in.profile) a.timings = &out.timings;
         const TrainStepResult r = step_.train_step(a);

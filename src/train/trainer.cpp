@@ -439,6 +439,7 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
     };
     MemoryCap memory_cap;
     bool densified = false, cap_warned = false;
+    const std::vector<ResolutionStage> resolution = parse_resolution_schedule(c.resolution_schedule);
     long step = ck.step + 1;
     try {
         for (; step <= c.steps; ++step) {
@@ -452,6 +453,7 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
             if (c.random_background) in.settings.background = {uni(bg_rng), uni(bg_rng), uni(bg_rng)};
             in.lr = learning_rates(c.lr, ds.extent, step, c.steps);
             in.lambda_ssim = c.lambda_ssim;
+            in.resolution_factor = resolution_factor(resolution, step);
             in.appearance = {appearance_lr(c.appearance, step, c.steps), c.appearance.reg()};
             if (c.strategy == "mcmc") {
                 in.opacity_reg = c.mcmc.opacity_reg;

@@ -161,6 +161,53 @@ TEST(CudaAppearance, StepsMatchTheCpuBackend) {
         }
 }
 
+// The resolution schedule's steps (factor 2 and 3, a masked image, a size the factors do not divide): the
+// CUDA step reduces the image on the device as the CPU backend does on the host.
+TEST(CudaTraining, ReducedResolutionStepsMatchTheCpuBackend) {
+    REQUIRE_GPU();
+    test::RandomSceneOptions o;
+    o.count = 3000;
+    o.sh_degree = 1;
+    TrainState s;
+    s.params = test::random_scene(12, o);
+    s.adam.reset_like(s.params);
+    s.stats.reset(s.params.size());
+    const Camera cam = test::random_camera(8, 161, 97);
+    std::vector<TargetImage> images(2);
+    images[0].rgb = random_u8(3, 161, 97);
+    images[1].rgb = random_u8(4, 161, 97);
+    images[1].mask = Image<std::uint8_t>(161, 97, 1, kMaskValid);
+    for (int y = 0; y < 97; ++y)
+        for (int x = 0; x < 40 + y / 3; ++x) images[1].mask.at(x, y) = kMaskInvalid;
+    RenderSettings rs;
+    rs.sh_degree = 1;
+    for (int factor : {2, 3})
+        for (std::size_t image : {0u, 1u}) {
+            StepInput in;
+            in.camera = &cam;
+            in.image = image;
+            in.settings = rs;
+            in.lr = {1e-4, 1e-3, 1e-3, 1e-2, 2.5e-3, 1e-4};
+            in.resolution_factor = factor;
+            auto run = [&](const std::string& name) {
+                std::unique_ptr<Backend> b = make_backend(name);
+                b->set_images(images);
+                b->load(s);
+                const StepStats first = b->step(in);
+                const StepStats second = b->step(in);
+                return std::pair{first, second};
+            };
+            const auto [c1, c2] = run("cpu");
+            const auto [g1, g2] = run("cuda");
+            std::printf("[factor %d image %zu] loss cpu %.7f / %.7f, cuda %.7f / %.7f\n", factor, image,
+                        c1.loss, c2.loss, g1.loss, g2.loss);
+            EXPECT_NEAR(g1.loss, c1.loss, 2e-5 * c1.loss);
+            EXPECT_NEAR(g2.loss, c2.loss, 2e-4 * c2.loss);
+            EXPECT_NEAR(g1.psnr, c1.psnr, 1e-3);
+            EXPECT_NEAR(double(g1.visible), double(c1.visible), 0.01 * double(c1.visible));
+        }
+}
+
 TEST(CudaEvaluate, PsnrAndSsimMatchTheCpuMetrics) {
     REQUIRE_GPU();
     test::RandomSceneOptions o;

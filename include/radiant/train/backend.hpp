@@ -43,6 +43,8 @@ struct StepInput {
     AppearanceStep appearance;              // when the state holds an appearance model: the render passes
                                             // through image `image`'s transform before the loss
     bool profile = false;                   // time the stages (StepStats::timings); the result is the same
+    int resolution_factor = 1;              // train at 1/factor of the resolution: `camera` reduced and the
+                                            // image's block means (core/reduce_resolution.hpp)
 };
 
 struct StepStats {

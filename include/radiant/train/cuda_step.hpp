@@ -30,6 +30,7 @@ struct TrainStepArgs {
     double opacity_reg = 0, scale_reg = 0;
     AppearanceStep appearance;       // with set_appearance's model: image `image`'s transform's rate and reg
     StepTimings* timings = nullptr;  // per-stage times of this step (CUDA events) when not null
+    int resolution_factor = 1;       // train at 1/factor of the resolution (core/reduce_resolution.hpp)
 };
 
 struct TrainStepResult {

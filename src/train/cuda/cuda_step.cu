@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "radiant/core/error.hpp"
+#include "radiant/core/reduce_resolution.hpp"
 #include "step_state.hpp"
 
 namespace radiant {
@@ -240,16 +241,44 @@ struct DeviceTarget {
     double counted;
 };
 
-DeviceTarget device_image(CudaStep::Impl& d, std::size_t i, const Camera& camera) {
+// Image i as the loss sees it: as uploaded, or reduced by `factor` (into the step's scratch; `camera` is
+// then the reduced camera).
+DeviceTarget device_image(CudaStep::Impl& d, std::size_t i, const Camera& camera, int factor = 1) {
     RADIANT_CHECK(i < d.image_offsets.size(),
                   fmt::format("CUDA step: no training image {} ({} uploaded)", i, d.image_offsets.size()));
-    RADIANT_CHECK(camera.width == d.image_widths[i] && camera.height == d.image_heights[i],
-                  fmt::format("CUDA step: camera is {}x{}, image {} is {}x{}", camera.width, camera.height, i,
-                              d.image_widths[i], d.image_heights[i]));
+    const int w = reduced_size(d.image_widths[i], factor), h = reduced_size(d.image_heights[i], factor);
+    RADIANT_CHECK(camera.width == w && camera.height == h,
+                  fmt::format("CUDA step: camera is {}x{}, image {} is {}x{}{}", camera.width, camera.height,
+                              i, w, h, factor > 1 ? fmt::format(" at 1/{} of its size", factor) : ""));
     RADIANT_CHECK(d.valid_pixels[i] > 0, fmt::format("CUDA step: image {} has no pixel that counts", i));
     const std::uint8_t* mask =
         d.mask_offsets[i] == CudaStep::Impl::kNoMask ? nullptr : d.masks.data() + d.mask_offsets[i];
-    return {d.images.data() + d.image_offsets[i], mask, 3.0 * double(d.valid_pixels[i])};
+    if (factor == 1) return {d.images.data() + d.image_offsets[i], mask, 3.0 * double(d.valid_pixels[i])};
+
+    if (factor != d.reduced_factor || d.reduced_valid.size() != d.image_offsets.size()) {
+        d.reduced_valid.assign(d.image_offsets.size(), -1.0);
+        d.reduced_factor = factor;
+    }
+    const std::size_t pixels = std::size_t(w) * std::size_t(h);
+    d.reduced_rgb.resize_discard(3 * pixels);
+    d.reduced_mask.resize_discard(mask ? pixels : 0);
+    const bool count = mask && d.reduced_valid[i] < 0;
+    if (count) {
+        d.reduced_count.resize_discard(1);
+        d.reduced_count.zero(d.stream);
+    }
+    launch_reduce_image(
+        {d.images.data() + d.image_offsets[i], mask, d.image_widths[i], d.image_heights[i], factor,
+         d.reduced_rgb.data(), d.reduced_mask.data(), count ? d.reduced_count.data() : nullptr},
+        d.stream);
+    if (!mask) d.reduced_valid[i] = double(pixels);
+    if (count) {  // once per image and factor
+        d.reduced_valid[i] = double(d.reduced_count.download(d.stream)[0]);
+        RADIANT_CHECK(
+            d.reduced_valid[i] > 0,
+            fmt::format("CUDA step: image {} has no pixel that counts at 1/{} of its size", i, factor));
+    }
+    return {d.reduced_rgb.data(), mask ? d.reduced_mask.data() : nullptr, 3.0 * d.reduced_valid[i]};
 }
 
 // Runs the photometric pass against an uploaded image; sums land in d.sums (zeroed here).
@@ -323,8 +352,10 @@ void appearance_step(CudaStep::Impl& d, const Camera& camera, const TrainStepArg
 
 TrainStepResult CudaStep::train_step(const TrainStepArgs& in) {
     Impl& d = *impl_;
-    const Camera& camera = *in.camera;
-    const DeviceTarget target = device_image(d, in.image, camera);
+    RADIANT_CHECK(in.resolution_factor >= 1, "CUDA step: the resolution factor must be at least 1");
+    const Camera camera =
+        in.resolution_factor > 1 ? reduced_camera(*in.camera, in.resolution_factor) : *in.camera;
+    const DeviceTarget target = device_image(d, in.image, camera, in.resolution_factor);
     TrainStepResult out;
     StageTimer* timer = in.timings ? &d.timer : nullptr;
     out.tile_pairs = d.pairs = d.raster.forward(d.view(), camera, in.settings, d.stream, timer);

@@ -44,6 +44,18 @@ void launch_adam(const AdamArgs& a, cudaStream_t stream);
 // Quaternions back to unit length after the update.
 void launch_normalize_quats(float* quats, std::size_t n, cudaStream_t stream);
 
+// A training image reduced by an integer factor (core/reduce_resolution.hpp): 8-bit RGB and, when `mask` is
+// set, the mask; with `valid`, adds the reduced mask's count of pixels that count to it.
+struct ReduceImageArgs {
+    const std::uint8_t* rgb;
+    const std::uint8_t* mask;  // null: no mask
+    int width = 0, height = 0, factor = 1;
+    std::uint8_t* out_rgb;
+    std::uint8_t* out_mask;
+    unsigned* valid;  // may be null
+};
+void launch_reduce_image(const ReduceImageArgs& a, cudaStream_t stream);
+
 // Sums a loss pass accumulates (zeroed by the caller), in this order.
 enum LossSum {
     kSumAbs,

@@ -88,6 +88,12 @@ struct CudaStep::Impl {
     std::vector<std::size_t> image_offsets, mask_offsets;  // mask_offsets: kNoMask when every pixel counts
     std::vector<int> image_widths, image_heights;
     std::vector<std::size_t> valid_pixels;
+    // the image a step at a reduced resolution trains on, and every image's count of pixels that count at
+    // the factor in use (-1: not counted yet)
+    DeviceBuffer<std::uint8_t> reduced_rgb{&counter}, reduced_mask{&counter};
+    DeviceBuffer<unsigned> reduced_count{&counter};
+    std::vector<double> reduced_valid;
+    int reduced_factor = 1;
     static constexpr std::size_t kNoMask = ~std::size_t(0);
     // densification statistics
     DeviceBuffer<float> grad_accum{&counter}, max_radii{&counter};
