@@ -30,7 +30,7 @@ struct TrainConfig {
     int test_every = 8;
     std::string strategy = "default";  // "default" (ADC) or "mcmc"
     int sh_degree = 3;
-    long sh_interval = 1000;  // one SH band more every this many steps
+    long sh_interval = 1000;          // one SH band more every this many steps
     std::string resolution_schedule;  // "F:S,…" (schedule.hpp): 1/F of the resolution before step S
     std::string backend = "auto";
     bool white_background = false;
