@@ -191,6 +191,7 @@ void CudaStep::set_images(const std::vector<TargetImage>& images) {
     d.image_widths.clear();
     d.image_heights.clear();
     d.valid_pixels.clear();
+    d.reduced_valid.clear();  // counts of the images a reduced-resolution step took before
     for (const TargetImage& im : images) {
         RADIANT_CHECK(im.rgb.channels == 3, "CUDA step: training images must be RGB");
         const bool masked = !im.mask.data.empty();
