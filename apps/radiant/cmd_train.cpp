@@ -230,33 +230,61 @@ void add_train_command(CLI::App& app) {
         if (!config_text.empty()) c = config_from_json(config_text, a->config_file, c);
         c.preset = preset;
         const TrainConfig& flags = a->c;
-        if (given("--data")) c.data = flags.data;
-        if (given("--output")) c.output = flags.output;
-        if (given("--steps")) c.steps = flags.steps;
-        if (given("--downscale")) c.downscale = flags.downscale;
-        if (given("--undistort")) c.undistort = flags.undistort;
-        if (given("--resample")) c.resample = flags.resample;
-        if (given("--images")) c.images = flags.images;
-        if (given("--masks")) c.masks = flags.masks;
-        if (given("--alpha")) c.alpha = flags.alpha;
-        if (given("--eval")) c.eval = flags.eval;
-        if (given("--test-every")) c.test_every = flags.test_every;
-        if (given("--strategy")) c.strategy = flags.strategy;
+        // Every option is either a setting taken from the flags here or one handled elsewhere: a new flag
+        // missing from both tables stops every run rather than being silently dropped.
+        using Take = void (*)(TrainConfig&, const TrainConfig&);
+        static const std::map<std::string, Take> settings{
+            {"--data", [](TrainConfig& t, const TrainConfig& f) { t.data = f.data; }},
+            {"--output", [](TrainConfig& t, const TrainConfig& f) { t.output = f.output; }},
+            {"--steps", [](TrainConfig& t, const TrainConfig& f) { t.steps = f.steps; }},
+            {"--downscale", [](TrainConfig& t, const TrainConfig& f) { t.downscale = f.downscale; }},
+            {"--undistort", [](TrainConfig& t, const TrainConfig& f) { t.undistort = f.undistort; }},
+            {"--resample", [](TrainConfig& t, const TrainConfig& f) { t.resample = f.resample; }},
+            {"--images", [](TrainConfig& t, const TrainConfig& f) { t.images = f.images; }},
+            {"--masks", [](TrainConfig& t, const TrainConfig& f) { t.masks = f.masks; }},
+            {"--alpha", [](TrainConfig& t, const TrainConfig& f) { t.alpha = f.alpha; }},
+            {"--eval", [](TrainConfig& t, const TrainConfig& f) { t.eval = f.eval; }},
+            {"--test-every", [](TrainConfig& t, const TrainConfig& f) { t.test_every = f.test_every; }},
+            {"--strategy", [](TrainConfig& t, const TrainConfig& f) { t.strategy = f.strategy; }},
+            {"--memory-budget",
+             [](TrainConfig& t, const TrainConfig& f) { t.memory_budget_gib = f.memory_budget_gib; }},
+            {"--resolution-schedule",
+             [](TrainConfig& t, const TrainConfig& f) { t.resolution_schedule = f.resolution_schedule; }},
+            {"--sh-degree", [](TrainConfig& t, const TrainConfig& f) { t.sh_degree = f.sh_degree; }},
+            {"--backend", [](TrainConfig& t, const TrainConfig& f) { t.backend = f.backend; }},
+            {"--shading", [](TrainConfig& t, const TrainConfig& f) { t.render.shading = f.render.shading; }},
+            {"--antialiased",
+             [](TrainConfig& t, const TrainConfig& f) { t.render.antialiased = f.render.antialiased; }},
+            {"--appearance",
+             [](TrainConfig& t, const TrainConfig& f) { t.appearance.model = f.appearance.model; }},
+            {"--eval-appearance",
+             [](TrainConfig& t, const TrainConfig& f) { t.eval_appearance = f.eval_appearance; }},
+            {"--white-bg",
+             [](TrainConfig& t, const TrainConfig& f) { t.white_background = f.white_background; }},
+            {"--random-bg",
+             [](TrainConfig& t, const TrainConfig& f) { t.random_background = f.random_background; }},
+            {"--seed", [](TrainConfig& t, const TrainConfig& f) { t.seed = f.seed; }},
+            {"--eval-every", [](TrainConfig& t, const TrainConfig& f) { t.eval_every = f.eval_every; }},
+            {"--checkpoint-every",
+             [](TrainConfig& t, const TrainConfig& f) { t.checkpoint_every = f.checkpoint_every; }},
+            {"--log-every", [](TrainConfig& t, const TrainConfig& f) { t.log_every = f.log_every; }},
+            {"--export", [](TrainConfig& t, const TrainConfig& f) { t.export_formats = f.export_formats; }},
+        };
+        static const std::set<std::string> handled_elsewhere{
+            "--help",  "--config", "--preset", "--resume", "--max-gaussians", "--profile",
+            "--force", "--json",   "--video",  "--viewer", "--viewer-host"};
+        for (const CLI::Option* o : cmd->get_options()) {
+            const std::string name = o->get_name();
+            if (handled_elsewhere.count(name)) continue;
+            const auto take = settings.find(name);
+            if (take == settings.end())
+                throw Error(
+                    fmt::format("radiant train: the flag {} does not reach the run's settings (a bug: "
+                                "add it to the table in apps/radiant/cmd_train.cpp)",
+                                name));
+            if (o->count() > 0) take->second(c, flags);
+        }
         if (given("--max-gaussians")) c.mcmc.max_gaussians = c.adc.max_gaussians = a->max_gaussians;
-        if (given("--memory-budget")) c.memory_budget_gib = flags.memory_budget_gib;
-        if (given("--sh-degree")) c.sh_degree = flags.sh_degree;
-        if (given("--backend")) c.backend = flags.backend;
-        if (given("--shading")) c.render.shading = flags.render.shading;
-        if (given("--antialiased")) c.render.antialiased = flags.render.antialiased;
-        if (given("--appearance")) c.appearance.model = flags.appearance.model;
-        if (given("--eval-appearance")) c.eval_appearance = flags.eval_appearance;
-        if (given("--white-bg")) c.white_background = flags.white_background;
-        if (given("--random-bg")) c.random_background = flags.random_background;
-        if (given("--seed")) c.seed = flags.seed;
-        if (given("--eval-every")) c.eval_every = flags.eval_every;
-        if (given("--checkpoint-every")) c.checkpoint_every = flags.checkpoint_every;
-        if (given("--log-every")) c.log_every = flags.log_every;
-        if (given("--export")) c.export_formats = flags.export_formats;
         c.overwrite = flags.overwrite;
         c.profile_every = flags.profile_every;
         if (c.strategy == "mcmc") apply_mcmc_init_recipe(c, config_text);

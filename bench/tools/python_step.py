@@ -23,6 +23,9 @@ p.add_argument("--height", type=int, default=1080)
 p.add_argument("--heavier", action="store_true")
 p.add_argument("--warmup", type=int, default=5)
 p.add_argument("--iters", type=int, default=20)
+p.add_argument("--set-to-none", action="store_true", help="zero_grad(set_to_none=True), PyTorch's default")
+p.add_argument("--host-cameras", action="store_true", help="viewmats and Ks as CPU tensors")
+p.add_argument("--trace", help="write a Chrome trace (torch.profiler) of 5 steps to this file")
 a = p.parse_args()
 
 radiant.set_log_level("warn")
@@ -32,8 +35,9 @@ t = lambda x: torch.from_numpy(x.copy()).to(dev).requires_grad_(True)
 means, log_scales, quats, logits, sh = (t(scene.means), t(scene.log_scales), t(scene.quats),
                                          t(scene.opacity_logits), t(scene.sh))
 params = [means, log_scales, quats, logits, sh]
-viewmat = torch.eye(4, device=dev)[None]
-K = torch.tensor([[[cam.fx, 0, cam.cx], [0, cam.fy, cam.cy], [0, 0, 1]]], device=dev, dtype=torch.float32)
+cam_dev = "cpu" if a.host_cameras else dev
+viewmat = torch.eye(4, device=cam_dev)[None]
+K = torch.tensor([[[cam.fx, 0, cam.cx], [0, cam.fy, cam.cy], [0, 0, 1]]], device=cam_dev, dtype=torch.float32)
 target = torch.rand(1, a.height, a.width, 3, device=dev)
 opt = torch.optim.Adam(params, lr=1e-3, fused=True)
 
@@ -58,7 +62,7 @@ def timed(fn):
 
 
 def fwd_bwd():
-    opt.zero_grad(set_to_none=False)
+    opt.zero_grad(set_to_none=a.set_to_none)
     (raster() - target).abs().mean().backward()
 
 
@@ -67,6 +71,18 @@ def step():
     opt.step()
 
 
-name = f"{a.n} Gaussians{' (heavier)' if a.heavier else ''} @ {a.width}x{a.height}"
+if a.trace:
+    from torch.profiler import ProfilerActivity, profile
+    for _ in range(3):
+        step()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for _ in range(5):
+            step()
+        torch.cuda.synchronize()
+    prof.export_chrome_trace(a.trace)
+
+variant = ("set_to_none " if a.set_to_none else "") + ("host cameras " if a.host_cameras else "")
+name = f"{variant}{a.n} Gaussians{' (heavier)' if a.heavier else ''} @ {a.width}x{a.height}"
 print(f"python {name}: forward+L1+backward {timed(fwd_bwd):.3f} ms, step (with torch Adam fused) "
       f"{timed(step):.3f} ms, peak {torch.cuda.max_memory_allocated() / 2**30:.2f} GiB (torch allocations)")

@@ -441,6 +441,8 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
     bool densified = false, cap_warned = false;
     const std::vector<ResolutionStage> resolution = parse_resolution_schedule(c.resolution_schedule);
     long step = ck.step + 1;
+    for (const ResolutionStage& s : resolution)
+        if (step < s.until) log_info("training at 1/{} of the resolution before step {}", s.factor, s.until);
     try {
         for (; step <= c.steps; ++step) {
             const std::size_t view = next_view();
