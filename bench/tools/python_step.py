@@ -3,8 +3,9 @@
 
 The parameters are leaf tensors in radiant's form (log-scales, opacity logits, SH), turned into gsplat's
 arguments (exp, sigmoid) inside the step as a gsplat user's loop does; loss L1 against a fixed target; Adam
-(fused). Prints medians of --iters steps after --warmup (CUDA events), split into rasterization forward +
-backward and the whole step, to compare with `radiant bench -n N --width W --height H` in the same call.
+(fused). Prints medians of --iters steps after --warmup (CUDA events, a sync after each), split into rasterization forward +
+backward and the whole step, and the time a step of 20 steps run back to back as a training loop runs them, to
+compare with `radiant bench -n N --width W --height H` in the same call. --kernels lists the GPU time by kernel.
 
   PYTHONPATH=python RADIANT_LIBRARY=build/src/capi/libradiant.so python3 bench/tools/python_step.py -n 1000000
 """
@@ -23,9 +24,10 @@ p.add_argument("--height", type=int, default=1080)
 p.add_argument("--heavier", action="store_true")
 p.add_argument("--warmup", type=int, default=5)
 p.add_argument("--iters", type=int, default=20)
-p.add_argument("--set-to-none", action="store_true", help="zero_grad(set_to_none=True), PyTorch's default")
+p.add_argument("--keep-grads", action="store_true",
+               help="zero_grad(set_to_none=False): zero the .grad tensors and accumulate into them")
 p.add_argument("--host-cameras", action="store_true", help="viewmats and Ks as CPU tensors")
-p.add_argument("--trace", help="write a Chrome trace (torch.profiler) of 5 steps to this file")
+p.add_argument("--kernels", action="store_true", help="print the GPU time of 5 steps by kernel (torch.profiler)")
 a = p.parse_args()
 
 radiant.set_log_level("warn")
@@ -62,7 +64,7 @@ def timed(fn):
 
 
 def fwd_bwd():
-    opt.zero_grad(set_to_none=a.set_to_none)
+    opt.zero_grad(set_to_none=not a.keep_grads)
     (raster() - target).abs().mean().backward()
 
 
@@ -71,7 +73,21 @@ def step():
     opt.step()
 
 
-if a.trace:
+def loop(fn, steps=20):
+    """ms a step of `steps` steps run back to back, as a training loop runs them (one sync at the end)."""
+    for _ in range(a.warmup):
+        fn()
+    torch.cuda.synchronize()
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record()
+    for _ in range(steps):
+        fn()
+    e.record()
+    torch.cuda.synchronize()
+    return s.elapsed_time(e) / steps
+
+
+if a.kernels:
     from torch.profiler import ProfilerActivity, profile
     for _ in range(3):
         step()
@@ -80,9 +96,15 @@ if a.trace:
         for _ in range(5):
             step()
         torch.cuda.synchronize()
-    prof.export_chrome_trace(a.trace)
+    rows = [e for e in prof.key_averages() if e.self_device_time_total > 0]
+    rows.sort(key=lambda e: -e.self_device_time_total)
+    total = sum(e.self_device_time_total for e in rows) / 5 / 1000
+    print(f"GPU time a step (5 steps profiled): {total:.3f} ms")
+    for e in rows[:16]:
+        print(f"  {e.self_device_time_total / 5 / 1000:7.3f} ms  x{e.count // 5:<3d} {e.key[:90]}")
 
-variant = ("set_to_none " if a.set_to_none else "") + ("host cameras " if a.host_cameras else "")
+variant = ("keep_grads " if a.keep_grads else "") + ("host cameras " if a.host_cameras else "")
 name = f"{variant}{a.n} Gaussians{' (heavier)' if a.heavier else ''} @ {a.width}x{a.height}"
 print(f"python {name}: forward+L1+backward {timed(fwd_bwd):.3f} ms, step (with torch Adam fused) "
-      f"{timed(step):.3f} ms, peak {torch.cuda.max_memory_allocated() / 2**30:.2f} GiB (torch allocations)")
+      f"{timed(step):.3f} ms, loop of 20 steps {loop(step):.3f} ms a step, "
+      f"peak {torch.cuda.max_memory_allocated() / 2**30:.2f} GiB (torch allocations)")

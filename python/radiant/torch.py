@@ -11,7 +11,7 @@ import itertools
 import torch
 
 from . import _lib
-from ._core import Camera, InvalidArgument, _Handle, check, render_options
+from ._core import InvalidArgument, _Handle, check, render_options
 from ._lib import lib
 
 C0 = 0.28209479177387814  # the degree-0 SH basis constant: colour = 0.5 + C0 · DC
@@ -94,17 +94,50 @@ def _forward_one(slot, g, cam, opts, rgb, alpha, radii, device):
     return pairs.value
 
 
+class _Views:
+    """The cameras of one rasterization call, turned into radiant's structs when the forward needs them.
+
+    radiant takes cameras on the host: CUDA viewmats, Ks and backgrounds are copied to it in one transfer, which
+    waits for the work queued on the stream before it (CPU tensors cost no wait)."""
+
+    def __init__(self, viewmats, Ks, width, height, options):
+        self.viewmats, self.Ks, self.width, self.height, self.options = viewmats, Ks, width, height, options
+        self.count = viewmats.shape[0]
+
+    def structs(self, backgrounds):
+        C = self.count
+        parts = [self.viewmats.detach().reshape(C, 16), self.Ks.detach().reshape(C, 9)]
+        if backgrounds is not None:
+            parts.append(backgrounds.detach().reshape(C, 3))
+        gpu = next((p.device for p in parts if p.device.type != "cpu"), None)
+        rows = torch.cat([p.to(gpu or "cpu", torch.float64) for p in parts], dim=1).cpu().tolist()
+        cameras, options = [], []
+        for r in rows:
+            cam = _lib.Camera_t()
+            cam.width, cam.height = self.width, self.height
+            cam.fx, cam.fy, cam.cx, cam.cy = r[16], r[20], r[18], r[21]  # K row-major after the 16 of viewmat
+            cam.R[:] = r[0:3] + r[4:7] + r[8:11]
+            cam.t[:] = (r[3], r[7], r[11])
+            cam.model = _lib.MODELS["pinhole"]
+            cameras.append(cam)
+            o = _lib.RenderOptions_t.from_buffer_copy(self.options)
+            if backgrounds is not None:
+                o.background[:] = r[25:28]
+            options.append(o)
+        return cameras, options
+
+
 class _Rasterize(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, means, log_scales, quats, opacity_logits, sh, backgrounds, cameras, options, degree,
-                rasterizer):
+    def forward(ctx, means, log_scales, quats, opacity_logits, sh, backgrounds, views, degree, rasterizer):
         device = means.device
-        C = len(cameras)
-        H, W = cameras[0].height, cameras[0].width
+        C, H, W = views.count, views.height, views.width
         rgb = torch.empty((C, H, W, 3), dtype=means.dtype, device=device)
         alpha = torch.empty((C, H, W), dtype=means.dtype, device=device)
         radii = torch.empty((C, means.shape[0]), dtype=torch.int32, device=device)
         g = _gaussians(means, log_scales, quats, opacity_logits, sh, degree)
+        # Last, so that as little as possible follows the wait for the GPU that CUDA camera tensors cost.
+        cameras, options = views.structs(backgrounds)
         tokens, pairs = [], []
         with _on(device):
             for c in range(C):
@@ -147,7 +180,7 @@ class _Rasterize(torch.autograd.Function):
         if ctx.has_background and ctx.needs_input_grad[5]:
             # colour = splats + T·background, so ∂L/∂background = Σ_pixels ∂L/∂colour · (1 − α).
             v_bg = (v_rgb * (1 - alpha).unsqueeze(-1)).sum(dim=(1, 2))
-        return (*grads, v_bg, None, None, None, None)
+        return (*grads, v_bg, None, None, None)
 
 
 def rasterization(means, quats, scales, opacities, colors, viewmats, Ks, width, height, near_plane=0.01,
@@ -206,24 +239,16 @@ def rasterization(means, quats, scales, opacities, colors, viewmats, Ks, width, 
                               f"{list(Ks.shape)})")
     if backgrounds is not None and tuple(backgrounds.shape) != (C, 3):
         raise InvalidArgument(f"backgrounds must be [C, 3] (got {list(backgrounds.shape)})")
-    vm = viewmats.detach().to("cpu", torch.float64).numpy()
-    ks = Ks.detach().to("cpu", torch.float64).numpy()
-    bgs = backgrounds.detach().to("cpu", torch.float64).numpy() if backgrounds is not None else None
-    cameras, options = [], []
-    for c in range(C):
-        cam = Camera(int(width), int(height), ks[c, 0, 0], ks[c, 1, 1], ks[c, 0, 2], ks[c, 1, 2], vm[c, :3, :3],
-                     vm[c, :3, 3])
-        cameras.append(cam._c())
-        options.append(render_options(sh_degree=degree, background=bgs[c] if bgs is not None else (0, 0, 0),
-                                      antialiased=rasterize_mode == "antialiased", eps2d=eps2d,
-                                      near_plane=near_plane, far_plane=far_plane, tile_size=tile_size))
+    views = _Views(viewmats, Ks, int(width), int(height),
+                   render_options(sh_degree=degree, antialiased=rasterize_mode == "antialiased", eps2d=eps2d,
+                                  near_plane=near_plane, far_plane=far_plane, tile_size=tile_size))
     # radiant's parameters: log-scales and opacity logits (clamped off 0 and 1, whose logits are infinite).
     eps = 1e-7 if dtype == torch.float32 else 1e-12
     log_scales = torch.log(scales)
     opacity_logits = torch.logit(opacities.clamp(eps, 1 - eps))
     tensors = [t.contiguous() for t in (means, log_scales, quats, opacity_logits, sh)]
     rast = rasterizer or _rasterizer_for(device)
-    rgb, alpha, radii = _Rasterize.apply(*tensors, backgrounds, cameras, options, degree, rast)
+    rgb, alpha, radii = _Rasterize.apply(*tensors, backgrounds, views, degree, rast)
     meta = {"radii": radii, "width": int(width), "height": int(height), "n_cameras": C,
             "tile_size": tile_size}
     return rgb, alpha.unsqueeze(-1), meta
