@@ -154,6 +154,11 @@ void add_train_command(CLI::App& app) {
                     "protocol for runs with exposure compensation)")
         ->transform(CLI::CheckedTransformer(eval_appearance_names()))
         ->capture_default_str();
+    cmd->add_flag(
+        "--pose-opt", c.pose.enabled,
+        "refine each training image's camera pose beside the scene (a 6-DoF correction learned with "
+        "Adam: pose_lr, pose_lr_final, pose_reg in --config); cameras.json gets the refined poses. "
+        "CPU backend only for now");
     cmd->add_flag("--white-bg", c.white_background, "white background (NeRF-synthetic)");
     cmd->add_flag("--random-bg", c.random_background, "random background colour per step");
     cmd->add_option("--seed", c.seed, "random seed")->capture_default_str();
@@ -259,6 +264,7 @@ void add_train_command(CLI::App& app) {
              [](TrainConfig& t, const TrainConfig& f) { t.appearance.model = f.appearance.model; }},
             {"--eval-appearance",
              [](TrainConfig& t, const TrainConfig& f) { t.eval_appearance = f.eval_appearance; }},
+            {"--pose-opt", [](TrainConfig& t, const TrainConfig& f) { t.pose.enabled = f.pose.enabled; }},
             {"--white-bg",
              [](TrainConfig& t, const TrainConfig& f) { t.white_background = f.white_background; }},
             {"--random-bg",

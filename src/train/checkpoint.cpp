@@ -13,6 +13,7 @@ namespace {
 constexpr char kMagic[8] = {'R', 'A', 'D', 'C', 'K', 'P', 'T', '1'};
 // Sections after the first version's last field; a checkpoint written before them simply ends there.
 constexpr std::uint32_t kAppearanceSection = 0x31505041;  // "APP1"
+constexpr std::uint32_t kPoseSection = 0x31534f50;        // "POS1"
 
 class Writer {
   public:
@@ -124,6 +125,13 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
         w.put_vector(a.v);
         w.put_vector(a.steps);
     }
+    if (!c.poses.empty()) {
+        w.put<std::uint32_t>(kPoseSection);
+        w.put_vector(c.poses.delta);
+        w.put_vector(c.poses.m);
+        w.put_vector(c.poses.v);
+        w.put_vector(c.poses.steps);
+    }
     write_file_atomic(path, out);
 }
 
@@ -151,9 +159,22 @@ Checkpoint read_checkpoint(const std::string& path) {
     c.history = r.get_vector<HistoryPoint>();
     c.evals = r.get_vector<EvalPoint>();
     c.seconds = r.get<double>();
-    if (!r.at_end()) {
-        if (r.get<std::uint32_t>() != kAppearanceSection)
-            throw IoError(path, "unknown section after the run");
+    // Optional sections, each at most once, in the order they are written.
+    std::uint32_t last_section = 0;
+    while (!r.at_end()) {
+        const auto section = r.get<std::uint32_t>();
+        if ((section != kAppearanceSection && section != kPoseSection) || section == last_section ||
+            (section == kAppearanceSection && last_section == kPoseSection))
+            throw IoError(path, "unknown or repeated section after the run");
+        last_section = section;
+        if (section == kPoseSection) {
+            c.poses.delta = r.get_vector<std::array<double, 6>>();
+            c.poses.m = r.get_vector<std::array<double, 6>>();
+            c.poses.v = r.get_vector<std::array<double, 6>>();
+            c.poses.steps = r.get_vector<std::int64_t>();
+            validate(c.poses, path);
+            continue;
+        }
         AppearanceState& a = c.state.appearance;
         const auto model = r.get<std::int32_t>();
         if (model != std::int32_t(AppearanceModel::exposure) &&

@@ -76,6 +76,10 @@ void for_each_field(TrainConfig& c, F&& f) {
     f("exposure_reg", c.appearance.exposure_reg);
     f("bilateral_lr", c.appearance.bilateral_lr);
     f("bilateral_tv", c.appearance.bilateral_tv);
+    f("pose_opt", c.pose.enabled);
+    f("pose_lr", c.pose.lr);
+    f("pose_lr_final", c.pose.lr_final);
+    f("pose_reg", c.pose.reg);
     f("lr_means_init", c.lr.means_init);
     f("lr_means_final", c.lr.means_final);
     f("lr_sh_dc", c.lr.sh_dc);
@@ -215,13 +219,16 @@ void validate(const TrainConfig& c) {
                                                     {"exposure_lr", c.appearance.exposure_lr},
                                                     {"exposure_reg", c.appearance.exposure_reg},
                                                     {"bilateral_lr", c.appearance.bilateral_lr},
-                                                    {"bilateral_tv", c.appearance.bilateral_tv}};
+                                                    {"bilateral_tv", c.appearance.bilateral_tv},
+                                                    {"pose_reg", c.pose.reg}};
     for (const auto& [key, rate] : rates)
         if (!(rate >= 0 && std::isfinite(rate)))
             fail(fmt::format("{} {} must be a non-negative number", key, rate));
     if (!(c.lr.means_init > 0 && c.lr.means_final > 0))
         fail(
             "lr_means_init and lr_means_final must be positive (the rate decays between them exponentially)");
+    if (!(c.pose.lr > 0 && c.pose.lr_final > 0 && std::isfinite(c.pose.lr) && std::isfinite(c.pose.lr_final)))
+        fail("pose_lr and pose_lr_final must be positive (the rate decays between them exponentially)");
     if (c.strategy != "default" && c.strategy != "mcmc")
         fail(fmt::format("strategy '{}' is not default or mcmc", c.strategy));
     if (c.sh_degree < 0 || c.sh_degree > 3) fail(fmt::format("sh_degree {} is not in 0..3", c.sh_degree));

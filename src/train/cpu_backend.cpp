@@ -92,6 +92,10 @@ class CpuBackend final : public Backend {
         out.timings.loss = loss_ms;
         out.timings.backward = clock.lap();
         out.tile_pairs = fwd.lists.pairs();
+        if (in.camera_grads) {
+            out.camera_rot = {double(g.camera_rot.x), double(g.camera_rot.y), double(g.camera_rot.z)};
+            out.camera_trans = {double(g.camera_trans.x), double(g.camera_trans.y), double(g.camera_trans.z)};
+        }
         const std::size_t n = p.size();
         // MCMC regularisers on the activated opacity and scale.
         if (in.opacity_reg > 0 || in.scale_reg > 0) {

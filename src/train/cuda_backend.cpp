@@ -41,6 +41,7 @@ class CudaBackend final : public Backend {
     std::size_t size() const override { return step_.size(); }
 
     StepStats step(const StepInput& in) override {
+        RADIANT_CHECK(!in.camera_grads, "the CUDA backend computes no camera gradients (pose refinement)");
         TrainStepArgs a;
         a.camera = in.camera;
         a.image = in.image;

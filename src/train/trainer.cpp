@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <numbers>
 #include <numeric>
 #include <random>
 #include <set>
@@ -325,6 +326,29 @@ void install_interrupt_handler() {
 
 namespace {
 
+// The run's cameras.json with the training views' poses as refined, and how far they moved.
+void write_corrected_cameras(const fs::path& out, const Dataset& ds,
+                             const std::vector<std::size_t>& train_ids, const PoseState& poses) {
+    std::vector<Camera> cameras = ds.named_cameras();
+    double rot_sum = 0, rot_max = 0, trans_sum = 0, trans_max = 0;
+    for (const std::size_t i : train_ids) {
+        cameras[i] = corrected_camera(cameras[i], poses.delta[i]);
+        const std::array<double, 6>& d = poses.delta[i];
+        const double rot = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) * 180.0 / std::numbers::pi;
+        const double trans = std::sqrt(d[3] * d[3] + d[4] * d[4] + d[5] * d[5]) / ds.extent;
+        rot_sum += rot;
+        trans_sum += trans;
+        rot_max = std::max(rot_max, rot);
+        trans_max = std::max(trans_max, trans);
+    }
+    write_cameras_json((out / "cameras.json").string(), cameras, ds.splits());
+    const double n = double(train_ids.size());
+    log_info(
+        "pose refinement: the training cameras turned by {:.3f}° on average ({:.3f}° at most) and moved by "
+        "{:.3f} % of the scene's extent ({:.3f} % at most); cameras.json holds the refined poses",
+        rot_sum / n, rot_max, 100 * trans_sum / n, 100 * trans_max);
+}
+
 // A new run (resume = false) or a resumed one, from its checkpoint. Everything is checked and loaded
 // before the first file is written, so a run that cannot start leaves the folder as it was.
 TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainHooks& hooks) {
@@ -352,6 +376,16 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
     backend->set_memory_budget(std::size_t(c.memory_budget_gib * 1024 * 1024 * 1024));
     backend->set_images(images);
     std::mt19937_64 view_rng(c.seed), bg_rng(c.seed + 1), densify_rng(c.seed + 2);
+    if (c.pose.enabled && backend->name() != "cpu")
+        throw Error(
+            fmt::format("--pose-opt: the {} backend computes no camera gradients yet; train with "
+                        "--backend cpu",
+                        backend->name()));
+    if (resume &&
+        (c.pose.enabled == ck.poses.empty() || (c.pose.enabled && ck.poses.images() != ds.views.size())))
+        throw IoError(ck_path, fmt::format("its pose corrections ({} images) do not match the run's settings "
+                                           "(pose_opt {}) and dataset ({} images)",
+                                           ck.poses.images(), c.pose.enabled, ds.views.size()));
     if (resume) {
         const AppearanceState& a = ck.state.appearance;
         if (a.model != c.appearance.model ||
@@ -383,6 +417,7 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
         s.stats.reset(s.params.size());
         s.appearance = AppearanceState::identity(c.appearance.model, ds.views.size());
         backend->load(s);
+        if (c.pose.enabled) ck.poses = PoseState::zero(ds.views.size());
     }
     throw_if_interrupted("while initialising");
     // Everything is in place: only now is the folder written.
@@ -448,6 +483,12 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
             const std::size_t view = next_view();
             StepInput in;
             in.camera = &ds.views[view].camera;
+            Camera corrected;  // the view's camera with its learned pose correction (--pose-opt)
+            if (c.pose.enabled) {
+                corrected = corrected_camera(ds.views[view].camera, ck.poses.delta[view]);
+                in.camera = &corrected;
+                in.camera_grads = true;
+            }
             in.image = view;
             in.settings = c.render;
             in.settings.sh_degree = active_sh_degree(step, c.sh_degree, c.sh_interval);
@@ -464,6 +505,9 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
             in.profile = profile.wants(step);
             if (hooks.before_step) hooks.before_step(step, *backend);
             const StepStats st = backend->step(in);
+            if (c.pose.enabled)
+                pose_update(ck.poses, view, st.camera_rot, st.camera_trans, pose_lr(c.pose, step, c.steps),
+                            ds.extent, c.pose);
             if (in.profile) profile.add_step(st.timings);
             if (const std::string why = watch.add(step, st.loss); !why.empty()) {
                 progress.break_line();
@@ -626,6 +670,7 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
         progress.break_line();
         throw OutOfMemory(out_of_memory_advice(e.what(), step, backend->size(), saved_step, ck_path));
     }
+    if (c.pose.enabled) write_corrected_cameras(out, ds, train_ids, ck.poses);
     const Evaluation final_eval =
         evaluate(*backend, ds, eval_ids, eval_settings(c, c.sh_degree), false, eval_protocol(c, images));
     ck.evals.push_back({ck.step, final_eval.psnr, final_eval.ssim});

@@ -45,6 +45,7 @@ struct StepInput {
     bool profile = false;                   // time the stages (StepStats::timings); the result is the same
     int resolution_factor = 1;              // train at 1/factor of the resolution: `camera` reduced and the
                                             // image's block means (core/reduce_resolution.hpp)
+    bool camera_grads = false;              // StepStats::camera_rot/trans wanted (pose refinement)
 };
 
 struct StepStats {
@@ -54,6 +55,8 @@ struct StepStats {
     // value kept), values already non-finite (their Gaussians are for remove_non_finite).
     std::size_t non_finite_grads = 0, rejected_updates = 0, non_finite_params = 0;
     StepTimings timings;  // when StepInput::profile
+    // When StepInput::camera_grads: ∂L/∂ of a motion of the camera, as core/camera_grad.hpp takes it.
+    Vec3<double> camera_rot{}, camera_trans{};
 };
 
 struct ViewScore {

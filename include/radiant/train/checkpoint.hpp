@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "radiant/train/backend.hpp"
+#include "radiant/train/pose_opt.hpp"
 
 namespace radiant {
 
@@ -30,6 +31,7 @@ struct Checkpoint {
     std::vector<HistoryPoint> history;
     std::vector<EvalPoint> evals;
     double seconds = 0;  // training time so far
+    PoseState poses;     // per-image pose corrections (pose refinement off: none)
 };
 
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);

@@ -9,6 +9,7 @@
 #include "radiant/train/appearance.hpp"
 #include "radiant/train/appearance_fit.hpp"
 #include "radiant/train/densify.hpp"
+#include "radiant/train/pose_opt.hpp"
 #include "radiant/train/schedule.hpp"
 
 namespace radiant {
@@ -56,6 +57,7 @@ struct TrainConfig {
     long profile_every = 0;
     // Per-image appearance learned beside the scene (off by default), and how test images are scored.
     AppearanceConfig appearance;
+    PoseConfig pose;  // per-image pose refinement (--pose-opt), off by default
     EvalAppearance eval_appearance = EvalAppearance::identity;
     RenderSettings render;
     LrConfig lr;

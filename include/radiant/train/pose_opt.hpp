@@ -1,0 +1,55 @@
+#pragma once
+// Pose refinement (issue 22 item 2): a correction of each training image's world→camera pose, learned with
+// Adam beside the scene. The corrected camera sees x_cam' = exp([ω]×)·x_cam + τ — the motion
+// core/camera_grad.hpp differentiates a render by — so ω turns the camera about its own centre and τ moves it
+// along its own axes; both start at zero.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "radiant/core/camera.hpp"
+#include "radiant/core/vec.hpp"
+
+namespace radiant {
+
+struct PoseConfig {
+    bool enabled = false;
+    // Adam's rate for ω (radians), decaying exponentially to lr_final over the run; τ's is the same times the
+    // scene's extent. gsplat's 1e-5 suits its per-step update of every camera; here an image's correction
+    // moves only on the steps that draw it (once an epoch), so the rate is larger.
+    double lr = 1e-3, lr_final = 1e-5;
+    double reg = 1e-6;  // weight decay (L2 on ω and τ / extent, gsplat's pose_opt_reg)
+};
+
+struct PoseState {
+    std::vector<std::array<double, 6>> delta;  // per image: ω (3), τ (3)
+    std::vector<std::array<double, 6>> m, v;   // Adam's moments
+    std::vector<std::int64_t> steps;           // Adam steps per image (its bias correction)
+
+    static PoseState zero(std::size_t images);
+    std::size_t images() const { return delta.size(); }
+    bool empty() const { return delta.empty(); }
+};
+
+// Throws IoError naming `name` when the arrays disagree in size or hold non-finite values.
+void validate(const PoseState& state, const std::string& name);
+
+// The camera with its correction applied: R' = exp([ω]×)·R, t' = exp([ω]×)·t + τ.
+Camera corrected_camera(const Camera& camera, const std::array<double, 6>& delta);
+
+// ∂L/∂(ω, τ) from the render's gradient with respect to a motion of the corrected camera
+// (core/camera_grad.hpp: ∂L/∂ε, ∂L/∂τ'): changing ω turns the camera frame about the *uncorrected* centre,
+// which the render sees as the rotation ε = J(ω)·dω plus the translation −ε × τ.
+std::array<double, 6> pose_param_grads(const std::array<double, 6>& delta, Vec3<double> v_rot,
+                                       Vec3<double> v_trans);
+
+// One Adam step of image `image`'s correction from the render's camera gradient, at rate `lr` (ω) and
+// lr × extent (τ).
+void pose_update(PoseState& state, std::size_t image, Vec3<double> v_rot, Vec3<double> v_trans, double lr,
+                 double extent, const PoseConfig& config);
+
+// The rate at `step` of `steps`: lr decaying exponentially to lr_final.
+double pose_lr(const PoseConfig& config, long step, long steps);
+
+}  // namespace radiant

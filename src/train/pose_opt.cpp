@@ -1,0 +1,76 @@
+#include "radiant/train/pose_opt.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "radiant/core/camera_grad.hpp"
+#include "radiant/core/error.hpp"
+
+namespace radiant {
+
+PoseState PoseState::zero(std::size_t images) {
+    PoseState s;
+    s.delta.assign(images, {});
+    s.m.assign(images, {});
+    s.v.assign(images, {});
+    s.steps.assign(images, 0);
+    return s;
+}
+
+void validate(const PoseState& s, const std::string& name) {
+    const std::size_t n = s.delta.size();
+    if (s.m.size() != n || s.v.size() != n || s.steps.size() != n)
+        throw IoError(name, fmt::format("pose corrections: {} images but {} / {} / {} optimizer entries", n,
+                                        s.m.size(), s.v.size(), s.steps.size()));
+    for (std::size_t i = 0; i < n; ++i)
+        for (int k = 0; k < 6; ++k)
+            if (!std::isfinite(s.delta[i][std::size_t(k)]) || !std::isfinite(s.m[i][std::size_t(k)]) ||
+                !std::isfinite(s.v[i][std::size_t(k)]))
+                throw IoError(name, fmt::format("pose correction of image {} is not finite", i));
+}
+
+Camera corrected_camera(const Camera& camera, const std::array<double, 6>& d) {
+    const Mat3<double> rot = so3_exp(Vec3<double>{d[0], d[1], d[2]});
+    Camera c = camera;
+    c.R = rot * camera.R;
+    c.t = rot * camera.t + Vec3<double>{d[3], d[4], d[5]};
+    return c;
+}
+
+std::array<double, 6> pose_param_grads(const std::array<double, 6>& d, Vec3<double> v_rot,
+                                       Vec3<double> v_trans) {
+    const Vec3<double> tau{d[3], d[4], d[5]};
+    // dL = v_rot·ε + v_trans·(−ε × τ) = ε·(v_rot − τ × v_trans); ε = J·dω.
+    const Vec3<double> v_eps = v_rot - cross(tau, v_trans);
+    const Vec3<double> v_w = transpose(so3_left_jacobian(Vec3<double>{d[0], d[1], d[2]})) * v_eps;
+    return {v_w.x, v_w.y, v_w.z, v_trans.x, v_trans.y, v_trans.z};
+}
+
+void pose_update(PoseState& s, std::size_t image, Vec3<double> v_rot, Vec3<double> v_trans, double lr,
+                 double extent, const PoseConfig& c) {
+    RADIANT_CHECK(image < s.images(), fmt::format("pose update: no image {} ({} held)", image, s.images()));
+    std::array<double, 6>& d = s.delta[image];
+    std::array<double, 6> g = pose_param_grads(d, v_rot, v_trans);
+    const double beta1 = 0.9, beta2 = 0.999, eps = 1e-15;
+    const std::int64_t t = ++s.steps[image];
+    const double bias1 = 1 - std::pow(beta1, double(t)), bias2 = 1 - std::pow(beta2, double(t));
+    for (std::size_t k = 0; k < 6; ++k) {
+        // τ in units of the extent, so one rate and one decay serve both halves.
+        const double unit = k < 3 ? 1.0 : extent;
+        double gk = g[k] * unit;
+        if (!std::isfinite(gk)) continue;  // a non-finite gradient leaves the correction as it was
+        gk += c.reg * d[k] / unit;
+        s.m[image][k] = beta1 * s.m[image][k] + (1 - beta1) * gk;
+        s.v[image][k] = beta2 * s.v[image][k] + (1 - beta2) * gk * gk;
+        d[k] -= unit * lr * (s.m[image][k] / bias1) / (std::sqrt(s.v[image][k] / bias2) + eps);
+    }
+}
+
+double pose_lr(const PoseConfig& c, long step, long steps) {
+    const double f = steps > 1 ? std::clamp(double(step) / double(steps), 0.0, 1.0) : 1.0;
+    return c.lr * std::pow(c.lr_final / c.lr, f);
+}
+
+}  // namespace radiant
