@@ -68,6 +68,33 @@ void pose_update(PoseState& s, std::size_t image, Vec3<double> v_rot, Vec3<doubl
     }
 }
 
+void remove_common_motion(PoseState& s, const std::vector<const Camera*>& cameras,
+                          const std::vector<std::size_t>& images) {
+    if (images.empty()) return;
+    // Camera i's correction as a world motion: R·exp([Ω]×) = exp([ω]×)·R gives Ω = Rᵀω, and
+    // R·(T) + t = exp([ω]×)·t + τ gives T = Rᵀ(exp([ω]×)·t + τ − t).
+    std::vector<Vec3<double>> omega(images.size()), trans(images.size());
+    Vec3<double> mean_omega{}, mean_trans{};
+    for (std::size_t k = 0; k < images.size(); ++k) {
+        const Camera& c = *cameras[images[k]];
+        const std::array<double, 6>& d = s.delta[images[k]];
+        const Vec3<double> w{d[0], d[1], d[2]}, tau{d[3], d[4], d[5]};
+        omega[k] = transpose(c.R) * w;
+        trans[k] = transpose(c.R) * (so3_exp(w) * c.t + tau - c.t);
+        mean_omega = mean_omega + omega[k];
+        mean_trans = mean_trans + trans[k];
+    }
+    const double inv = 1.0 / double(images.size());
+    mean_omega = inv * mean_omega;
+    mean_trans = inv * mean_trans;
+    for (std::size_t k = 0; k < images.size(); ++k) {
+        const Camera& c = *cameras[images[k]];
+        const Vec3<double> w = c.R * (omega[k] - mean_omega);
+        const Vec3<double> tau = c.R * (trans[k] - mean_trans) + c.t - so3_exp(w) * c.t;
+        s.delta[images[k]] = {w.x, w.y, w.z, tau.x, tau.y, tau.z};
+    }
+}
+
 double pose_lr(const PoseConfig& c, long step, long steps) {
     const double f = steps > 1 ? std::clamp(double(step) / double(steps), 0.0, 1.0) : 1.0;
     return c.lr * std::pow(c.lr_final / c.lr, f);

@@ -476,6 +476,8 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
     bool densified = false, cap_warned = false;
     const std::vector<ResolutionStage> resolution = parse_resolution_schedule(c.resolution_schedule);
     long step = ck.step + 1;
+    std::vector<const Camera*> given_cameras;
+    for (const auto& v : ds.views) given_cameras.push_back(&v.camera);
     for (const ResolutionStage& s : resolution)
         if (step < s.until) log_info("training at 1/{} of the resolution before step {}", s.factor, s.until);
     try {
@@ -505,9 +507,11 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
             in.profile = profile.wants(step);
             if (hooks.before_step) hooks.before_step(step, *backend);
             const StepStats st = backend->step(in);
-            if (c.pose.enabled)
+            if (c.pose.enabled) {
                 pose_update(ck.poses, view, st.camera_rot, st.camera_trans, pose_lr(c.pose, step, c.steps),
                             ds.extent, c.pose);
+                remove_common_motion(ck.poses, given_cameras, train_ids);
+            }
             if (in.profile) profile.add_step(st.timings);
             if (const std::string why = watch.add(step, st.loss); !why.empty()) {
                 progress.break_line();

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <random>
 
 #include "radiant/core/camera_grad.hpp"
 #include "radiant/core/error.hpp"
@@ -98,6 +99,49 @@ TEST(PoseOpt, CorrectionMovesTheCameraFrameAndAdamDescends) {
     EXPECT_THROW(pose_update(s, 3, {}, {}, 1e-3, 1.0, pc), Error);
     EXPECT_NEAR(pose_lr(pc, 0, 100), pc.lr, 1e-15);
     EXPECT_NEAR(pose_lr(pc, 100, 100), pc.lr_final, 1e-15);
+}
+
+// Corrections that all move their cameras by one world motion are the scene moving with them: removed. What
+// differs between cameras stays.
+TEST(PoseOpt, CommonMotionIsTakenOut) {
+    std::vector<Camera> cams;
+    for (std::uint32_t k = 0; k < 5; ++k) cams.push_back(test::random_camera(30 + k, 32, 24));
+    std::vector<const Camera*> ptrs;
+    for (const Camera& c : cams) ptrs.push_back(&c);
+    const std::vector<std::size_t> ids{0, 1, 2, 3, 4};
+    const Vec3<double> big_omega{0.01, -0.02, 0.015}, big_t{0.03, 0.01, -0.02};
+    PoseState s = PoseState::zero(5);
+    for (std::size_t i = 0; i < 5; ++i) {
+        const Camera& c = cams[i];
+        const Vec3<double> w = c.R * big_omega;
+        const Vec3<double> tau = c.R * big_t + c.t - so3_exp(w) * c.t;
+        s.delta[i] = {w.x, w.y, w.z, tau.x, tau.y, tau.z};
+        // The corrected camera is the given one looking at the world moved by (Ω, T).
+        const Camera moved = corrected_camera(c, s.delta[i]);
+        const Vec3<double> x{0.2, 0.1, -0.3};
+        const Vec3<double> want = c.R * (so3_exp(big_omega) * x + big_t) + c.t, got = moved.R * x + moved.t;
+        EXPECT_NEAR(got.x, want.x, 1e-12);
+        EXPECT_NEAR(got.z, want.z, 1e-12);
+    }
+    remove_common_motion(s, ptrs, ids);
+    for (const auto& d : s.delta)
+        for (double v : d) EXPECT_NEAR(v, 0.0, 1e-12);
+    // Random corrections: afterwards their world motions average to zero, and a second pass changes nothing.
+    std::mt19937 rng(3);
+    std::normal_distribution<double> n(0.0, 0.01);
+    for (auto& d : s.delta)
+        for (double& v : d) v = n(rng);
+    remove_common_motion(s, ptrs, ids);
+    const PoseState once = s;
+    remove_common_motion(s, ptrs, ids);
+    for (std::size_t i = 0; i < 5; ++i)
+        for (std::size_t k = 0; k < 6; ++k) EXPECT_NEAR(s.delta[i][k], once.delta[i][k], 1e-12);
+    Vec3<double> mean_omega{};
+    for (std::size_t i = 0; i < 5; ++i)
+        mean_omega =
+            mean_omega + transpose(cams[i].R) * Vec3<double>{s.delta[i][0], s.delta[i][1], s.delta[i][2]};
+    EXPECT_NEAR(mean_omega.x, 0.0, 1e-12);
+    EXPECT_NEAR(mean_omega.y, 0.0, 1e-12);
 }
 
 TEST(PoseOpt, CheckpointKeepsTheCorrectionsAndRefusesBadOnes) {
