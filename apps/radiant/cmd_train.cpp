@@ -158,7 +158,7 @@ void add_train_command(CLI::App& app) {
         "--pose-opt", c.pose.enabled,
         "refine each training image's camera pose beside the scene (a 6-DoF correction learned with "
         "Adam: pose_lr, pose_lr_final, pose_reg in --config); cameras.json gets the refined poses. "
-        "CPU backend only for now");
+        "CPU backend only until its CUDA path has run on a GPU");
     cmd->add_flag("--white-bg", c.white_background, "white background (NeRF-synthetic)");
     cmd->add_flag("--random-bg", c.random_background, "random background colour per step");
     cmd->add_option("--seed", c.seed, "random seed")->capture_default_str();

@@ -41,7 +41,6 @@ class CudaBackend final : public Backend {
     std::size_t size() const override { return step_.size(); }
 
     StepStats step(const StepInput& in) override {
-        RADIANT_CHECK(!in.camera_grads, "the CUDA backend computes no camera gradients (pose refinement)");
         TrainStepArgs a;
         a.camera = in.camera;
         a.image = in.image;
@@ -53,6 +52,7 @@ class CudaBackend final : public Backend {
         a.scale_reg = in.scale_reg;
         a.appearance = in.appearance;
         a.resolution_factor = in.resolution_factor;
+        a.camera_grads = in.camera_grads;
         StepStats out;
         if (in.profile) a.timings = &out.timings;
         const TrainStepResult r = step_.train_step(a);
@@ -64,6 +64,8 @@ class CudaBackend final : public Backend {
         out.non_finite_grads = r.non_finite_grads;
         out.rejected_updates = r.rejected_updates;
         out.non_finite_params = r.non_finite_params;
+        out.camera_rot = r.camera_rot;
+        out.camera_trans = r.camera_trans;
         return out;
     }
 

@@ -208,6 +208,53 @@ TEST(CudaTraining, ReducedResolutionStepsMatchTheCpuBackend) {
         }
 }
 
+// Issue 22 item 2: the CUDA step's camera pose gradient (summed over Gaussians in the projection backward)
+// equals the CPU backend's, for both shading models.
+TEST(CudaTraining, CameraPoseGradientsMatchTheCpuBackend) {
+    REQUIRE_GPU();
+    test::RandomSceneOptions o;
+    o.count = 3000;
+    o.sh_degree = 1;
+    TrainState s;
+    s.params = test::random_scene(14, o);
+    s.adam.reset_like(s.params);
+    s.stats.reset(s.params.size());
+    const Camera cam = test::random_camera(9, 160, 112);
+    std::vector<TargetImage> images(1);
+    images[0].rgb = random_u8(5, 160, 112);
+    for (Shading shading : {Shading::ewa, Shading::ray}) {
+        StepInput in;
+        in.camera = &cam;
+        in.settings.sh_degree = 1;
+        in.settings.shading = shading;
+        in.lr = {1e-4, 1e-3, 1e-3, 1e-2, 2.5e-3, 1e-4};
+        in.camera_grads = true;
+        auto run = [&](const std::string& name) {
+            std::unique_ptr<Backend> b = make_backend(name);
+            b->set_images(images);
+            b->load(s);
+            return b->step(in);
+        };
+        const StepStats c = run("cpu"), g = run("cuda");
+        const double cg[6] = {c.camera_rot.x,   c.camera_rot.y,   c.camera_rot.z,
+                              c.camera_trans.x, c.camera_trans.y, c.camera_trans.z};
+        const double gg[6] = {g.camera_rot.x,   g.camera_rot.y,   g.camera_rot.z,
+                              g.camera_trans.x, g.camera_trans.y, g.camera_trans.z};
+        double dot = 0, nc = 0, ng = 0;
+        for (int k = 0; k < 6; ++k) {
+            dot += cg[k] * gg[k];
+            nc += cg[k] * cg[k];
+            ng += gg[k] * gg[k];
+        }
+        const double cosine = dot / std::sqrt(nc * ng), ratio = std::sqrt(ng / nc);
+        std::printf("[camera grads] %s: cosine %.7f, |cuda| / |cpu| %.5f\n", to_string(shading), cosine,
+                    ratio);
+        EXPECT_GT(nc, 0);
+        EXPECT_GT(cosine, 0.9999);
+        EXPECT_NEAR(ratio, 1.0, 1e-3);
+    }
+}
+
 TEST(CudaEvaluate, PsnrAndSsimMatchTheCpuMetrics) {
     REQUIRE_GPU();
     test::RandomSceneOptions o;

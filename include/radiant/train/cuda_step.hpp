@@ -31,12 +31,14 @@ struct TrainStepArgs {
     AppearanceStep appearance;       // with set_appearance's model: image `image`'s transform's rate and reg
     StepTimings* timings = nullptr;  // per-stage times of this step (CUDA events) when not null
     int resolution_factor = 1;       // train at 1/factor of the resolution (core/reduce_resolution.hpp)
+    bool camera_grads = false;       // TrainStepResult::camera_rot/trans wanted (pose refinement)
 };
 
 struct TrainStepResult {
     double loss = 0, l1 = 0, mse = 0, ssim = 0;
     std::size_t visible = 0, tile_pairs = 0;
     std::size_t non_finite_grads = 0, rejected_updates = 0, non_finite_params = 0;  // elements, as AdamReport
+    Vec3<double> camera_rot{}, camera_trans{};  // when TrainStepArgs::camera_grads (core/camera_grad.hpp)
 };
 
 struct ImageScore {

@@ -1,3 +1,4 @@
+#include "camera_grads.cuh"
 #include "radiant/core/densify_rules.hpp"
 #include "radiant/render/cuda/cuda_check.hpp"
 #include "stages.hpp"
@@ -7,9 +8,7 @@ namespace {
 
 // One thread per Gaussian: the shared core VJP from the footprint gradients to every parameter. Overwrites
 // the Gaussian's gradient entries (zeros when it was culled) and its 2D-gradient norm (densification).
-__global__ void project_ewa_bwd_kernel(ProjectBwdArgs a) {
-    const int g = blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= a.n) return;
+__device__ __forceinline__ void gaussian_bwd(const ProjectBwdArgs& a, int g, CameraGrads<float>* cam) {
     // The SH gradient is built in a register array (constant indices after unrolling) and written once.
     float v_sh[3 * kMaxShCoeffs];
 #pragma unroll
@@ -28,17 +27,34 @@ __global__ void project_ewa_bwd_kernel(ProjectBwdArgs a) {
         v.v_conic = {a.v_conics[3 * g], a.v_conics[3 * g + 1], a.v_conics[3 * g + 2]};
         v.v_colour = {a.v_colours[3 * g], a.v_colours[3 * g + 1], a.v_colours[3 * g + 2]};
         v.v_opacity = a.v_opacities[g];
-        r = project_ewa_gaussian_vjp(p, a.ps, f, v, v_sh);
+        r = project_ewa_gaussian_vjp(p, a.ps, f, v, v_sh, cam);
         norm = mean2d_grad_norm(v.v_mean2d, a.ps.cam.width, a.ps.cam.height);
     }
     store_gaussian_grads(a, g, r, v_sh, norm);
+}
+
+// The camera pose gradient is summed only when asked for (pose refinement): the other instance is the
+// plain per-Gaussian kernel.
+template <bool kCamera>
+__global__ void project_ewa_bwd_kernel(ProjectBwdArgs a) {
+    const int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if constexpr (kCamera) {
+        CameraGrads<float> cam{};
+        if (g < a.n) gaussian_bwd(a, g, &cam);
+        add_camera_grads(cam, a.camera_grads);  // the whole warp, past n too
+    } else {
+        if (g < a.n) gaussian_bwd(a, g, nullptr);
+    }
 }
 
 }  // namespace
 
 void launch_project_ewa_bwd(const ProjectBwdArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;
-    project_ewa_bwd_kernel<<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(a);
+    if (a.camera_grads)
+        project_ewa_bwd_kernel<true><<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(a);
+    else
+        project_ewa_bwd_kernel<false><<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(a);
     RADIANT_CUDA_CHECK_LAUNCH("project_ewa_bwd_kernel");
 }
 

@@ -1,3 +1,4 @@
+#include "camera_grads.cuh"
 #include "radiant/core/densify_rules.hpp"
 #include "radiant/core/ray_project.hpp"
 #include "radiant/render/cuda/cuda_check.hpp"
@@ -9,9 +10,7 @@ namespace {
 // One thread per Gaussian: the shared core chain from the raster's per-Gaussian hit sums (RayHitSums) to
 // every parameter, and the densification statistic (the gradient of moving the camera-frame mean across
 // the image, in `ewa`'s units). Overwrites the Gaussian's gradient entries (zeros when it was culled).
-__global__ void project_ray_bwd_kernel(ProjectRayBwdArgs a) {
-    const int g = blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= a.n) return;
+__device__ __forceinline__ void gaussian_bwd(const ProjectRayBwdArgs& a, int g, CameraGrads<float>* cam) {
     float v_sh[3 * kMaxShCoeffs];
 #pragma unroll
     for (int i = 0; i < 3 * kMaxShCoeffs; ++i) v_sh[i] = 0.f;
@@ -22,7 +21,7 @@ __global__ void project_ray_bwd_kernel(ProjectRayBwdArgs a) {
         const GaussianParams<float> p = load_gaussian(a, g, sh);
         const RayHitSums<float> sums = load_ray_hit_sums(a.v_ray + kRayHitSumsSize * std::size_t(g));
         Vec3<float> v_mean_cam;
-        r = project_ray_gaussian_vjp(p, a.ps, sums, v_sh, v_mean_cam);
+        r = project_ray_gaussian_vjp(p, a.ps, sums, v_sh, v_mean_cam, cam);
         const float4 m = a.mean_opacity[g];
         norm = mean2d_grad_norm(
             ray_mean2d_grad(Vec3<float>{m.x, m.y, m.z}, v_mean_cam, a.ps.cam.fx, a.ps.cam.fy), a.ps.cam.width,
@@ -31,11 +30,28 @@ __global__ void project_ray_bwd_kernel(ProjectRayBwdArgs a) {
     store_gaussian_grads(a, g, r, v_sh, norm);
 }
 
+// The camera pose gradient is summed only when asked for (pose refinement): the other instance is the
+// plain per-Gaussian kernel.
+template <bool kCamera>
+__global__ void project_ray_bwd_kernel(ProjectRayBwdArgs a) {
+    const int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if constexpr (kCamera) {
+        CameraGrads<float> cam{};
+        if (g < a.n) gaussian_bwd(a, g, &cam);
+        add_camera_grads(cam, a.camera_grads);  // the whole warp, past n too
+    } else {
+        if (g < a.n) gaussian_bwd(a, g, nullptr);
+    }
+}
+
 }  // namespace
 
 void launch_project_ray_bwd(const ProjectRayBwdArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;
-    project_ray_bwd_kernel<<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(a);
+    if (a.camera_grads)
+        project_ray_bwd_kernel<true><<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(a);
+    else
+        project_ray_bwd_kernel<false><<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(a);
     RADIANT_CUDA_CHECK_LAUNCH("project_ray_bwd_kernel");
 }
 

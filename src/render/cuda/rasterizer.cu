@@ -98,6 +98,7 @@ void fill_grads_args(const DeviceGradsView& out, Args& a) {
     a.g_opacity_logits = out.opacity_logits;
     a.g_sh = out.sh;
     a.mean2d_grad_norms = out.mean2d_grad_norms;
+    a.camera_grads = out.camera;
 }
 
 }  // namespace

@@ -178,6 +178,7 @@ struct ProjectBwdArgs {
     // outputs [N, …], overwritten
     float *g_means, *g_log_scales, *g_quats, *g_opacity_logits, *g_sh;
     float* mean2d_grad_norms;
+    double* camera_grads;  // [6] added into when not null: the camera pose gradient (ε, τ)
 };
 void launch_project_ewa_bwd(const ProjectBwdArgs& a, cudaStream_t stream);
 
@@ -191,6 +192,7 @@ struct ProjectRayBwdArgs {
     // outputs [N, …], overwritten
     float *g_means, *g_log_scales, *g_quats, *g_opacity_logits, *g_sh;
     float* mean2d_grad_norms;
+    double* camera_grads;  // [6] added into when not null: the camera pose gradient (ε, τ)
 };
 void launch_project_ray_bwd(const ProjectRayBwdArgs& a, cudaStream_t stream);
 

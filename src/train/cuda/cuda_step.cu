@@ -370,7 +370,9 @@ TrainStepResult CudaStep::train_step(const TrainStepArgs& in) {
     else
         appearance_step(d, camera, in, target);
     if (timer) timer->mark(Stage::loss, d.stream);
-    d.raster.backward(d.view(), d.v_rgb.data(), d.grads_view(), d.stream, timer);
+    DeviceGradsView grads = d.grads_view();
+    if (in.camera_grads) grads.camera = d.sums.data() + kSumCamera;
+    d.raster.backward(d.view(), d.v_rgb.data(), grads, d.stream, timer);
     if (in.opacity_reg > 0 || in.scale_reg > 0)
         launch_mcmc_regularisers(d.params.view(), d.grads.view(), d.n, float(in.opacity_reg),
                                  float(in.scale_reg), d.sums.data(), d.stream);
@@ -393,6 +395,8 @@ TrainStepResult CudaStep::train_step(const TrainStepArgs& in) {
     out.non_finite_grads = d.pinned_bad[0];
     out.rejected_updates = d.pinned_bad[1];
     out.non_finite_params = d.pinned_bad[2];
+    out.camera_rot = {sum[kSumCamera], sum[kSumCamera + 1], sum[kSumCamera + 2]};
+    out.camera_trans = {sum[kSumCamera + 3], sum[kSumCamera + 4], sum[kSumCamera + 5]};
     return out;
 }
 

@@ -65,7 +65,8 @@ enum LossSum {
     kSumScale,
     kSumVisible,
     kSumAppearance,
-    kSumCount = 8
+    kSumCamera,  // 6: the camera pose gradient, ε then τ (pose refinement)
+    kSumCount = kSumCamera + 6
 };
 
 // (1 − λ)·L1 + λ·(1 − SSIM) of a render [H, W, 3] against an 8-bit target, SSIM as the CPU reference

@@ -27,6 +27,8 @@ struct DeviceSceneView {
 // Device pointers to gradients of every parameter (layout as Scene) and the 2D-gradient norms [N].
 struct DeviceGradsView {
     float *means, *log_scales, *quats, *opacity_logits, *sh, *mean2d_grad_norms;
+    // When not null: ∂L/∂ of a motion of the camera (core/camera_grad.hpp: ε then τ, 6 values), added into.
+    double* camera = nullptr;
 };
 
 // CUDA events between the stages, for `radiant bench`.
