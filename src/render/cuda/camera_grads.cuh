@@ -15,4 +15,19 @@ __device__ inline void add_camera_grads(const CameraGrads<float>& c, double* out
             if (v[k] != 0.f) atomicAdd(out + k, double(v[k]));
 }
 
+// The projection backward's kernel body: thread g takes Gaussian g through bwd(g, cam). With kCamera, cam
+// collects each one's share of the camera pose gradient and the warps sum them into a.camera_grads; without
+// it, cam is null and the per-Gaussian code compiles as if it had no camera output.
+template <bool kCamera, class Args, class Bwd>
+__device__ __forceinline__ void each_gaussian_bwd(const Args& a, Bwd bwd) {
+    const int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if constexpr (kCamera) {
+        CameraGrads<float> cam{};
+        if (g < a.n) bwd(g, &cam);
+        add_camera_grads(cam, a.camera_grads);  // the whole warp, past n too
+    } else if (g < a.n) {
+        bwd(g, nullptr);
+    }
+}
+
 }  // namespace radiant::cuda

@@ -33,18 +33,10 @@ __device__ __forceinline__ void gaussian_bwd(const ProjectBwdArgs& a, int g, Cam
     store_gaussian_grads(a, g, r, v_sh, norm);
 }
 
-// The camera pose gradient is summed only when asked for (pose refinement): the other instance is the
-// plain per-Gaussian kernel.
+// The camera pose gradient is summed only in the <true> instance (pose refinement).
 template <bool kCamera>
 __global__ void project_ewa_bwd_kernel(ProjectBwdArgs a) {
-    const int g = blockIdx.x * blockDim.x + threadIdx.x;
-    if constexpr (kCamera) {
-        CameraGrads<float> cam{};
-        if (g < a.n) gaussian_bwd(a, g, &cam);
-        add_camera_grads(cam, a.camera_grads);  // the whole warp, past n too
-    } else {
-        if (g < a.n) gaussian_bwd(a, g, nullptr);
-    }
+    each_gaussian_bwd<kCamera>(a, [&](int g, CameraGrads<float>* cam) { gaussian_bwd(a, g, cam); });
 }
 
 }  // namespace
