@@ -32,6 +32,7 @@ struct BenchArgs {
     Shading shading = Shading::ewa;
     CameraModel lens = CameraModel::pinhole;
     int replay_rows = 0, direct_lanes = -1;  // backward layout experiments (0 / -1: radiant's choice)
+    int tile_size = RenderSettings{}.tile_size;
 };
 
 // A lens of a phone camera's strength for `ray` rows (the fox dataset's OpenCV coefficients; a mild
@@ -69,15 +70,17 @@ void report(const BenchArgs& a, const std::string& device,
         j["shading"] = to_string(a.shading);
         j["lens"] = to_string(a.lens);
         j["steps"] = a.steps;
+        j["tile_size"] = a.tile_size;
         j["tile_pairs"] = pairs;
         j["peak_memory_bytes"] = peak;
         for (const auto& [k, v] : rows) j["ms"][k] = v;
         std::printf("%s\n", j.dump(2).c_str());
         return;
     }
-    std::printf("%s — %zu Gaussians%s @ %dx%d, %s shading (%s lens), %s mode, median of %d steps\n",
-                device.c_str(), a.n, a.heavier ? " (heavier)" : "", a.width, a.height, to_string(a.shading),
-                to_string(a.lens), a.trace ? "trace" : "replay", a.steps);
+    std::printf(
+        "%s — %zu Gaussians%s @ %dx%d, %s shading (%s lens), %s mode, %d-pixel tiles, median of %d steps\n",
+        device.c_str(), a.n, a.heavier ? " (heavier)" : "", a.width, a.height, to_string(a.shading),
+        to_string(a.lens), a.trace ? "trace" : "replay", a.tile_size, a.steps);
     for (const auto& [k, v] : rows) std::printf("  %-10s %8.3f ms\n", k.c_str(), v);
     std::printf("  tile pairs %zu\n  peak memory %.2f GiB\n", pairs, double(peak) / (1024.0 * 1024 * 1024));
 }
@@ -131,6 +134,7 @@ void run(const BenchArgs& a) {
     s.shading = a.shading;
     s.trace_mode = a.trace ? TraceMode::trace : TraceMode::replay;
     s.max_splat_steps = a.trace ? 256 : 0;
+    s.tile_size = a.tile_size;
     if (a.cpu) return run_cpu(a, scene, cam, s);
 #ifdef RADIANT_HAS_CUDA
     if (!cuda::device_available()) throw Error("no CUDA device; use --cpu for the CPU reference");
@@ -190,6 +194,9 @@ void add_bench_command(CLI::App& app) {
            "--direct-lanes", a->direct_lanes,
            "entries hit by at most this many lanes of a warp skip its reduction (0–32; default radiant's)")
         ->check(CLI::Range(-1, 32));
+    cmd->add_option("--tile-size", a->tile_size, "tile edge in pixels: 8 or 16")
+        ->check(CLI::IsMember({8, 16}))
+        ->capture_default_str();
     cmd->add_flag("--cpu", a->cpu, "time the CPU reference instead of CUDA");
     cmd->add_flag("--json", a->json, "JSON output");
     cmd->callback([a] { run(*a); });

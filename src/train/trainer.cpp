@@ -376,13 +376,6 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
     backend->set_memory_budget(std::size_t(c.memory_budget_gib * 1024 * 1024 * 1024));
     backend->set_images(images);
     std::mt19937_64 view_rng(c.seed), bg_rng(c.seed + 1), densify_rng(c.seed + 2);
-    // The CUDA step sums the camera gradient too (CudaTraining.CameraPoseGradientsMatchTheCpuBackend), but
-    // that test has not run on a GPU yet: until it has, refuse rather than train on an unchecked gradient.
-    if (c.pose.enabled && backend->name() != "cpu")
-        throw Error(
-            fmt::format("--pose-opt: the {} backend's camera gradient is not verified yet; train with "
-                        "--backend cpu",
-                        backend->name()));
     if (resume &&
         (c.pose.enabled == ck.poses.empty() || (c.pose.enabled && ck.poses.images() != ds.views.size())))
         throw IoError(ck_path, fmt::format("its pose corrections ({} images) do not match the run's settings "

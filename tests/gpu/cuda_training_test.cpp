@@ -525,10 +525,12 @@ void expect_short_run_parity(Shading shading, const std::vector<std::uint64_t>& 
     // the GPU's float atomics (their order differs run to run) decide which Gaussians sit right at the
     // gradient threshold: a few densify differently, and the runs become two samples of one chaotic
     // process. Measured over 13 single-seed runs: worst loss difference after that 0.16-1.0 %, test PSNR
-    // difference 0.004-0.10 dB, the CUDA-vs-CUDA spread being the same size. So the PSNR bound applies to
-    // the mean over seeds (one run's own scatter is that large); a real fault (a wrong gradient, a lost
-    // Gaussian) moves every point by several % and every seed's PSNR by far more than 0.1 dB.
-    double psnr_diff_sum = 0;
+    // difference 0.004-0.10 dB, the CUDA-vs-CUDA spread being the same size. So the PSNR bound and the 1 %
+    // bound on the mean loss difference apply to the mean over seeds (one run's own scatter is that large:
+    // a ray run whose seed 1 densified 16 Gaussians differently at step 150 averaged 1.24 %, the other two
+    // seeds 0.26 % and 0.12 %); a real fault (a wrong gradient, a lost Gaussian) moves every point by
+    // several % and every seed's PSNR by far more than 0.1 dB.
+    double psnr_diff_sum = 0, mean_after_sum = 0;
     for (std::uint64_t seed : seeds) {
         const auto [cpu, hc] = run("cpu", seed);
         const auto [gpu, hg] = run("cuda", seed);
@@ -558,10 +560,12 @@ void expect_short_run_parity(Shading shading, const std::vector<std::uint64_t>& 
             100 * worst_before, 100 * worst_after, 100 * mean_after);
         EXPECT_LT(worst_before, 0.001) << "seed " << seed;
         EXPECT_LT(worst_after, 0.02) << "seed " << seed;
-        EXPECT_LT(mean_after, 0.01) << "seed " << seed;
+        EXPECT_LT(mean_after, 0.02) << "seed " << seed;
         EXPECT_NEAR(gpu.test_psnr, cpu.test_psnr, 0.25) << "seed " << seed;
         psnr_diff_sum += gpu.test_psnr - cpu.test_psnr;
+        mean_after_sum += mean_after;
     }
+    EXPECT_LT(mean_after_sum / double(seeds.size()), 0.01) << "mean over seeds of the mean loss difference";
     const double mean_psnr_diff = psnr_diff_sum / double(seeds.size());
     std::printf("[train %s] mean test PSNR difference (cuda - cpu) %.3f dB\n", to_string(shading),
                 mean_psnr_diff);
