@@ -62,6 +62,7 @@ void for_each_field(TrainConfig& c, F&& f) {
     f("memory_budget_gib", c.memory_budget_gib);
     f("export", c.export_formats);
     f("tile_size", c.render.tile_size);
+    f("auto_tile_size", c.auto_tile_size);
     f("radius_scale", c.render.radius_scale);
     f("alpha_cutoff", c.render.alpha_cutoff);
     f("max_splat_steps", c.render.max_splat_steps);

@@ -29,6 +29,7 @@
 #include "radiant/train/loss.hpp"
 #include "radiant/train/memory_cap.hpp"
 #include "radiant/train/run_profile.hpp"
+#include "radiant/train/tile_tuner.hpp"
 
 namespace radiant {
 namespace fs = std::filesystem;
@@ -475,6 +476,11 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
     for (const auto& v : ds.views) given_cameras.push_back(&v.camera);
     for (const ResolutionStage& s : resolution)
         if (step < s.until) log_info("training at 1/{} of the resolution before step {}", s.factor, s.until);
+    // The CPU backend keeps the configured tiles: its runs are reproducible bit for bit, and a choice made
+    // by timing would break that (the backward's sums run tile by tile).
+    const bool tune_tiles = c.auto_tile_size && backend->name() == "cuda";
+    TileTuner tiles(c.render.tile_size);
+    std::size_t last_pairs = 0;  // tile pairs of the last step with 16-pixel tiles
     try {
         for (; step <= c.steps; ++step) {
             const std::size_t view = next_view();
@@ -500,8 +506,21 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
                 in.scale_reg = c.mcmc.scale_reg;
             }
             in.profile = profile.wants(step);
+            if (tune_tiles) {
+                // 8-pixel tiles make at most 4× the pairs (measured 2.1–3.2×) at about 26 bytes each
+                // (bench/RESULTS.md): try them only where that fits beside what the run holds.
+                const MemoryUse m = backend->memory();
+                const bool small_fits = m.budget == 0 || m.held + 3 * last_pairs * 32 < m.budget;
+                in.settings.tile_size = tiles.choose(in.camera->width / in.resolution_factor,
+                                                     in.camera->height / in.resolution_factor, small_fits);
+            }
             if (hooks.before_step) hooks.before_step(step, *backend);
+            const auto step_start = std::chrono::steady_clock::now();
             const StepStats st = backend->step(in);
+            if (tune_tiles && in.settings.tile_size == 16) last_pairs = st.tile_pairs;
+            if (tune_tiles)
+                tiles.record(
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count());
             if (c.pose.enabled) {
                 pose_update(ck.poses, view, st.camera_rot, st.camera_trans, pose_lr(c.pose, step, c.steps),
                             ds.extent, c.pose);
@@ -670,6 +689,7 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
         throw OutOfMemory(out_of_memory_advice(e.what(), step, backend->size(), saved_step, ck_path));
     }
     if (c.pose.enabled) write_corrected_cameras(out, ds, train_ids, ck.poses);
+    if (const std::string chosen = tiles.summary(); !chosen.empty()) log_info("trained with {}", chosen);
     const Evaluation final_eval =
         evaluate(*backend, ds, eval_ids, eval_settings(c, c.sh_degree), false, eval_protocol(c, images));
     ck.evals.push_back({ck.step, final_eval.psnr, final_eval.ssim});

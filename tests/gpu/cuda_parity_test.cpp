@@ -52,6 +52,7 @@ struct Case {
     Shading shading = Shading::ewa;
     CameraModel lens = CameraModel::pinhole;
     bool antialiased = false;
+    int tile_size = 16;  // training picks 8 or 16 by timing (TileTuner): both must match the reference
 };
 
 // Lens coefficients of the strength phone and action cameras have.
@@ -85,6 +86,7 @@ TEST_P(CudaParity, ImagesAndGradientsMatchTheCpuReference) {
     s.max_splat_steps = c.mode == TraceMode::trace ? 512 : 0;
     s.background = {0.1, 0.3, 0.2};
     s.antialiased = c.antialiased;
+    s.tile_size = c.tile_size;
     CudaStep gpu;
     gpu.set_scene(scene);
     const Image<float> img_gpu = gpu.render(cam, s);
@@ -200,7 +202,17 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"antialiased_random_n2000", false, 2000, 3, 200, 150, TraceMode::replay,
                            Shading::ewa, CameraModel::pinhole, true},
                       Case{"antialiased_bench_n50k", true, 50000, 3, 480, 270, TraceMode::replay,
-                           Shading::ewa, CameraModel::pinhole, true}),
+                           Shading::ewa, CameraModel::pinhole, true},
+                      Case{"tile8_random_n2000", false, 2000, 3, 200, 150, TraceMode::replay, Shading::ewa,
+                           CameraModel::pinhole, false, 8},
+                      Case{"tile8_bench_n50k", true, 50000, 3, 480, 270, TraceMode::replay, Shading::ewa,
+                           CameraModel::pinhole, false, 8},
+                      Case{"tile8_trace", false, 2000, 2, 130, 77, TraceMode::trace, Shading::ewa,
+                           CameraModel::pinhole, false, 8},
+                      Case{"tile8_ray_opencv", false, 2000, 3, 160, 120, TraceMode::replay, Shading::ray,
+                           CameraModel::opencv, false, 8},
+                      Case{"tile8_antialiased_bench_n50k", true, 50000, 3, 480, 270, TraceMode::replay,
+                           Shading::ewa, CameraModel::pinhole, true, 8}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(CudaAdam, MatchesTheCpuOptimizerToFloatRounding) {

@@ -60,6 +60,9 @@ struct TrainConfig {
     PoseConfig pose;  // per-image pose refinement (--pose-opt), off by default
     EvalAppearance eval_appearance = EvalAppearance::identity;
     RenderSettings render;
+    // On the CUDA backend, time 8- and 16-pixel tiles during the run and train with the faster (TileTuner;
+    // the output is the same); false: train with render.tile_size throughout.
+    bool auto_tile_size = true;
     LrConfig lr;
     AdcConfig adc;
     McmcConfig mcmc;
