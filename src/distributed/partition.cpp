@@ -1,0 +1,235 @@
+#include "radiant/distributed/partition.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <compare>
+#include <limits>
+#include <numeric>
+#include <utility>
+
+#include "wire.hpp"
+
+namespace radiant::distributed {
+namespace {
+
+// (Morton key, id): unique, so the order is total.
+struct Key {
+    std::uint64_t key = 0, id = 0;
+    auto operator<=>(const Key&) const = default;
+};
+
+std::uint64_t spread_bits(std::uint64_t v) {  // 21 bits → every third of 63
+    v &= 0x1fffff;
+    v = (v | v << 32) & 0x1f00000000ffffULL;
+    v = (v | v << 16) & 0x1f0000ff0000ffULL;
+    v = (v | v << 8) & 0x100f00f00f00f00fULL;
+    v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
+    v = (v | v << 2) & 0x1249249249249249ULL;
+    return v;
+}
+
+// The floats of one Gaussian's row in each array of a Scene, in a fixed order.
+template <class S, class F>
+void for_each_array(S& s, F&& f) {
+    const std::size_t k = std::size_t(s.sh_coeffs()) * 3;
+    f(s.means, 3);
+    f(s.log_scales, 3);
+    f(s.quats, 4);
+    f(s.opacity_logits, 1);
+    f(s.sh, k);
+}
+
+void put_row(Writer& w, const Scene& s, std::size_t i) {
+    for_each_array(
+        s, [&](const std::vector<float>& a, std::size_t width) { w.put(a.data() + i * width, width); });
+}
+
+void read_row(Reader& r, Scene& s, std::size_t i) {
+    for_each_array(s, [&](std::vector<float>& a, std::size_t width) { r.get(a.data() + i * width, width); });
+}
+
+// Rows i of `from` to rows j of `to`, by the permutation order (to[j] = from[order[j]]).
+Scene permuted(const Scene& from, const std::vector<std::size_t>& order) {
+    Scene to;
+    to.sh_degree = from.sh_degree;
+    to.resize(order.size());
+    std::vector<std::vector<float>*> dst_arrays;
+    for_each_array(to, [&](std::vector<float>& a, std::size_t) { dst_arrays.push_back(&a); });
+    std::size_t a = 0;
+    for_each_array(from, [&](const std::vector<float>& s, std::size_t width) {
+        std::vector<float>& d = *dst_arrays[a++];
+        for (std::size_t j = 0; j < order.size(); ++j)
+            std::copy_n(s.begin() + std::ptrdiff_t(order[j] * width), width,
+                        d.begin() + std::ptrdiff_t(j * width));
+    });
+    return to;
+}
+
+void local_bounds(const Scene& s, Vec3<double>& lo, Vec3<double>& hi) {
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    lo = {inf, inf, inf};
+    hi = {-inf, -inf, -inf};
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const Vec3<float> m = s.mean(i);
+        lo = {std::min(lo.x, double(m.x)), std::min(lo.y, double(m.y)), std::min(lo.z, double(m.z))};
+        hi = {std::max(hi.x, double(m.x)), std::max(hi.y, double(m.y)), std::max(hi.z, double(m.z))};
+    }
+}
+
+int owner_of(std::size_t position, std::size_t n, int ranks) {
+    int r = 0;
+    while (r + 1 < ranks && run_start(n, r + 1, ranks) <= position) ++r;
+    return r;
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> morton_keys(const Scene& scene, const Vec3<double>& lo, const Vec3<double>& hi) {
+    constexpr double cells = double(1 << 21);
+    auto cell = [&](float v, double l, double h) {
+        const double t = h > l ? (double(v) - l) / (h - l) : 0.0;
+        return std::uint64_t(std::clamp(std::isfinite(t) ? t * cells : 0.0, 0.0, cells - 1));
+    };
+    std::vector<std::uint64_t> keys(scene.size());
+    for (std::size_t i = 0; i < scene.size(); ++i) {
+        const Vec3<float> m = scene.mean(i);
+        keys[i] = spread_bits(cell(m.x, lo.x, hi.x)) | spread_bits(cell(m.y, lo.y, hi.y)) << 1 |
+                  spread_bits(cell(m.z, lo.z, hi.z)) << 2;
+    }
+    return keys;
+}
+
+std::size_t run_start(std::size_t n, int rank, int ranks) {
+    return n / std::size_t(ranks) * std::size_t(rank) + std::min(n % std::size_t(ranks), std::size_t(rank));
+}
+
+Share initial_share(const Scene& scene, int rank, int ranks) {
+    RADIANT_CHECK(ranks >= 1 && rank >= 0 && rank < ranks, "initial_share: rank out of range");
+    Vec3<double> lo, hi;
+    local_bounds(scene, lo, hi);
+    const std::vector<std::uint64_t> keys = morton_keys(scene, lo, hi);
+    std::vector<std::size_t> order(scene.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return Key{keys[a], a} < Key{keys[b], b};
+    });
+    std::vector<std::size_t> mine(order.begin() + std::ptrdiff_t(run_start(scene.size(), rank, ranks)),
+                                  order.begin() + std::ptrdiff_t(run_start(scene.size(), rank + 1, ranks)));
+    std::sort(mine.begin(), mine.end());
+    Share s;
+    s.scene = permuted(scene, mine);
+    s.ids.assign(mine.begin(), mine.end());
+    s.adam.reset_like(s.scene);
+    return s;
+}
+
+void rebalance(Communicator& comm, Share& share) {
+    const int ranks = comm.size();
+    const std::size_t n_local = share.scene.size();
+    RADIANT_CHECK(share.ids.size() == n_local, "rebalance: ids and Gaussians disagree");
+    // The box of every rank's means, then the global (key, id) order.
+    Vec3<double> lo, hi;
+    local_bounds(share.scene, lo, hi);
+    Bytes box;
+    Writer(box).put(lo);
+    Writer(box).put(hi);
+    for (const Bytes& b : all_gather(comm, box)) {
+        Reader r(b);
+        const auto l = r.get<Vec3<double>>(), h = r.get<Vec3<double>>();
+        lo = {std::min(lo.x, l.x), std::min(lo.y, l.y), std::min(lo.z, l.z)};
+        hi = {std::max(hi.x, h.x), std::max(hi.y, h.y), std::max(hi.z, h.z)};
+    }
+    const std::vector<std::uint64_t> keys = morton_keys(share.scene, lo, hi);
+    Bytes mine;
+    Writer w(mine);
+    for (std::size_t i = 0; i < n_local; ++i) w.put(Key{keys[i], share.ids[i]});
+    std::vector<Key> all;
+    for (const Bytes& b : all_gather(comm, mine)) {
+        Reader r(b);
+        while (!r.done()) all.push_back(r.get<Key>());
+    }
+    std::sort(all.begin(), all.end());
+    std::vector<std::uint64_t> all_ids(all.size());
+    for (std::size_t k = 0; k < all.size(); ++k) all_ids[k] = all[k].id;
+    std::sort(all_ids.begin(), all_ids.end());
+    if (const auto twice = std::adjacent_find(all_ids.begin(), all_ids.end()); twice != all_ids.end())
+        throw Error("rebalance: Gaussian id " + std::to_string(*twice) + " is held by two ranks");
+    // Each Gaussian, with its moments, to the rank whose run holds its place in that order.
+    std::vector<Bytes> out(static_cast<std::size_t>(ranks));
+    std::vector<Writer> to;
+    for (Bytes& b : out) to.emplace_back(b);
+    for (std::size_t i = 0; i < n_local; ++i) {
+        const std::size_t position =
+            std::size_t(std::lower_bound(all.begin(), all.end(), Key{keys[i], share.ids[i]}) - all.begin());
+        Writer& dst = to[std::size_t(owner_of(position, all.size(), ranks))];
+        dst.put(share.ids[i]);
+        put_row(dst, share.scene, i);
+        put_row(dst, share.adam.m, i);
+        put_row(dst, share.adam.v, i);
+    }
+    const std::vector<Bytes> in = comm.all_to_all(std::move(out));
+    Scene scene, m, v;
+    for (Scene* s : {&scene, &m, &v}) s->sh_degree = share.scene.sh_degree;
+    std::vector<std::uint64_t> ids;
+    const std::size_t row_bytes = sizeof(float) * (11 + 3 * std::size_t(scene.sh_coeffs()));
+    std::size_t total = 0;
+    for (const Bytes& b : in) total += b.size() / (sizeof(std::uint64_t) + 3 * row_bytes);
+    for (Scene* s : {&scene, &m, &v}) s->resize(total);
+    std::size_t j = 0;
+    for (const Bytes& b : in) {
+        Reader r(b);
+        for (; !r.done(); ++j) {
+            ids.push_back(r.get<std::uint64_t>());
+            read_row(r, scene, j);
+            read_row(r, m, j);
+            read_row(r, v, j);
+        }
+    }
+    RADIANT_CHECK(j == total, "rebalance: a rank's message does not hold whole Gaussians");
+    std::vector<std::size_t> order(total);
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ids[a] < ids[b]; });
+    share.scene = permuted(scene, order);
+    share.adam.m = permuted(m, order);
+    share.adam.v = permuted(v, order);
+    share.ids.resize(total);
+    for (std::size_t k = 0; k < total; ++k) share.ids[k] = ids[order[k]];
+}
+
+Scene merge(Communicator& comm, const Share& share, std::vector<std::uint64_t>* ids_out) {
+    Bytes mine;
+    Writer w(mine);
+    for (std::size_t i = 0; i < share.scene.size(); ++i) {
+        w.put(share.ids[i]);
+        put_row(w, share.scene, i);
+    }
+    const std::vector<Bytes> all = all_gather(comm, mine);
+    Scene scene;
+    scene.sh_degree = share.scene.sh_degree;
+    const std::size_t row_bytes = sizeof(float) * (11 + 3 * std::size_t(scene.sh_coeffs()));
+    std::size_t total = 0;
+    for (const Bytes& b : all) total += b.size() / (sizeof(std::uint64_t) + row_bytes);
+    scene.resize(total);
+    std::vector<std::uint64_t> ids;
+    std::size_t j = 0;
+    for (const Bytes& b : all) {
+        Reader r(b);
+        for (; !r.done(); ++j) {
+            ids.push_back(r.get<std::uint64_t>());
+            read_row(r, scene, j);
+        }
+    }
+    std::vector<std::size_t> order(total);
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ids[a] < ids[b]; });
+    for (std::size_t k = 1; k < total; ++k)
+        RADIANT_CHECK(ids[order[k]] != ids[order[k - 1]],
+                      "merge: Gaussian id " + std::to_string(ids[order[k]]) + " is held by two ranks");
+    if (ids_out) {
+        ids_out->resize(total);
+        for (std::size_t k = 0; k < total; ++k) (*ids_out)[k] = ids[order[k]];
+    }
+    return permuted(scene, order);
+}
+
+}  // namespace radiant::distributed

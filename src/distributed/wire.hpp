@@ -1,0 +1,62 @@
+#pragma once
+// Plain values in and out of the byte buffers ranks exchange. Both ends are the same build on the same kind
+// of machine, so values travel in their memory layout.
+#include <cstring>
+#include <type_traits>
+
+#include "radiant/core/error.hpp"
+#include "radiant/distributed/communicator.hpp"
+
+namespace radiant::distributed {
+
+class Writer {
+  public:
+    explicit Writer(Bytes& out) : out_(out) {}
+    template <class T>
+    void put(const T& v) {
+        static_assert(std::is_trivially_copyable_v<T>);
+        const std::size_t at = out_.size();
+        out_.resize(at + sizeof(T));
+        std::memcpy(out_.data() + at, &v, sizeof(T));
+    }
+    template <class T>
+    void put(const T* v, std::size_t n) {
+        static_assert(std::is_trivially_copyable_v<T>);
+        const std::size_t at = out_.size();
+        out_.resize(at + n * sizeof(T));
+        if (n) std::memcpy(out_.data() + at, v, n * sizeof(T));
+    }
+
+  private:
+    Bytes& out_;
+};
+
+class Reader {
+  public:
+    explicit Reader(const Bytes& in) : in_(in) {}
+    bool done() const { return at_ == in_.size(); }
+    template <class T>
+    T get() {
+        T v;
+        get(&v, 1);
+        return v;
+    }
+    template <class T>
+    void get(T* v, std::size_t n) {
+        static_assert(std::is_trivially_copyable_v<T>);
+        RADIANT_CHECK(at_ + n * sizeof(T) <= in_.size(), "a rank's message is shorter than its contents");
+        if (n) std::memcpy(v, in_.data() + at_, n * sizeof(T));
+        at_ += n * sizeof(T);
+    }
+
+  private:
+    const Bytes& in_;
+    std::size_t at_ = 0;
+};
+
+// The same buffer to every rank; what every rank sent, by source.
+inline std::vector<Bytes> all_gather(Communicator& comm, const Bytes& mine) {
+    return comm.all_to_all(std::vector<Bytes>(std::size_t(comm.size()), mine));
+}
+
+}  // namespace radiant::distributed
