@@ -2,12 +2,16 @@
 
 #include "radiant/core/error.hpp"
 #include "radiant/distributed/gaussian_parallel.hpp"
+#include "radiant/render/cpu/ray_forward.hpp"
 #include "radiant/render/cpu/render_cpu.hpp"
 #include "radiant/train/loss.hpp"
 #include "wire.hpp"
 
 namespace radiant::distributed {
 namespace {
+
+using cpu::RayCamera;
+using cpu::RayProjected;
 
 // One projected Gaussian on its way to the rank that renders a view.
 struct Projected2d {
@@ -21,6 +25,19 @@ struct Projected2d {
     std::int32_t radius = 0;
 };
 
+// What the `ray` model's raster needs besides: the camera-frame footprint (after the Projected2d records).
+struct RayPart {
+    Vec3<float> mean_cam{};
+    Mat3<float> whitening{};
+    SilhouetteBounds<float> bounds{};
+};
+
+// The `ray` model's raster backward of one projected Gaussian: its camera-frame sums.
+struct RayGrad {
+    std::uint32_t local = 0;
+    RayHitSums<float> sums{};
+};
+
 // The raster backward's gradient of one projected Gaussian, on its way back to its owner.
 struct Grad2d {
     std::uint32_t local = 0;
@@ -32,10 +49,11 @@ struct Grad2d {
 
 void check_input(const BatchStepInput& in) {
     RADIANT_CHECK(!in.views.empty(), "a training batch needs at least one view");
-    if (in.settings.shading != Shading::ewa)
-        throw Error(
-            "Gaussian-parallel training splits the `ewa` model's stages; `ray` shading is not split yet");
     for (const BatchView& v : in.views) RADIANT_CHECK(v.camera != nullptr, "a batch view without a camera");
+}
+
+TileGrid grid_of(const Camera& cam, const RenderSettings& s) {
+    return TileGrid(cam.width, cam.height, s.tile_size);
 }
 
 void add(SceneGrads& total, const SceneGrads& g) {
@@ -49,18 +67,17 @@ void add(SceneGrads& total, const SceneGrads& g) {
     sum(total.sh, g.sh);
 }
 
-void add_stats(GrowthStats* stats, const SceneGrads& g) {
+// The CPU backend's sums: over the views a Gaussian was visible in, its mean-2D gradient norm and count,
+// and its largest footprint radius.
+void add_stats(DensifyStats* stats, const SceneGrads& g, const std::vector<std::int32_t>& radii) {
     if (stats == nullptr) return;
+    if (stats->grad_accum.size() != g.size()) stats->reset(g.size());
     for (std::size_t i = 0; i < g.size(); ++i) {
-        stats->grad_norm_sum[i] += double(g.mean2d_grad_norms[i]);
-        stats->views_seen[i] += g.visible[i];
+        if (!g.visible[i]) continue;
+        stats->grad_accum[i] += g.mean2d_grad_norms[i];
+        stats->denom[i] += 1;
+        stats->max_radii[i] = std::max(stats->max_radii[i], float(radii[i]));
     }
-}
-
-void resize_stats(GrowthStats* stats, std::size_t n) {
-    if (stats == nullptr) return;
-    stats->grad_norm_sum.resize(n, 0.0);
-    stats->views_seen.resize(n, 0);
 }
 
 // The loss of a render and ∂(batch loss)/∂render: each view weighs 1/B in the batch's mean.
@@ -73,30 +90,63 @@ double view_loss(const Image<float>& rgb, const BatchView& view, const BatchStep
     return l.total;
 }
 
+// One returned gradient into the owner's per-Gaussian arrays; returns its local index for the caller to
+// check (an index out of range writes nothing).
+std::uint32_t read_grad(Reader& r, RasterGrads<float>& g) {
+    const auto e = r.get<Grad2d>();
+    if (e.local >= g.v_opacities.size()) return e.local;
+    g.v_means2d[e.local] = e.v_mean2d;
+    g.v_conics[e.local] = e.v_conic;
+    g.v_colours[e.local] = e.v_colour;
+    g.v_opacities[e.local] = e.v_opacity;
+    return e.local;
+}
+
+std::uint32_t read_ray_grad(Reader& r, std::vector<RayHitSums<float>>& sums) {
+    const auto e = r.get<RayGrad>();
+    if (e.local < sums.size()) sums[e.local] = e.sums;
+    return e.local;
+}
+
 }  // namespace
 
-BatchStepResult batch_step(Communicator& comm, Share& share, const BatchStepInput& in, GrowthStats* stats) {
+BatchStepResult batch_step(Communicator& comm, Share& share, const BatchStepInput& in, DensifyStats* stats) {
     check_input(in);
     const int ranks = comm.size(), me = comm.rank();
     const std::size_t views = in.views.size(), n = share.scene.size();
+    const bool ray = in.settings.shading == Shading::ray;
     BatchStepResult result;
 
-    // 1. Project the share into every view; what a view can see goes to the rank rendering it.
+    // 1. Project the share into every view; what a view can see goes to the rank rendering it. The `ray`
+    //    model's camera-frame footprints follow the view's records.
     std::vector<Projected<float>> own(views);
+    std::vector<RayProjected<float>> own_ray(views);
+    std::vector<RayCamera<float>> rays(views);
     std::vector<Bytes> out(static_cast<std::size_t>(ranks));
     for (std::size_t b = 0; b < views; ++b) {
+        const Camera& cam = *in.views[b].camera;
         const Projected<float>& p = own[b];
-        cpu::project_ewa(share.scene, *in.views[b].camera, in.settings, own[b]);
+        if (ray) {
+            rays[b] = cpu::ray_camera<float>(cam, grid_of(cam, in.settings));
+            cpu::project_ray(share.scene, cam, in.settings, rays[b], grid_of(cam, in.settings), own[b],
+                             own_ray[b]);
+        } else {
+            cpu::project_ewa(share.scene, cam, in.settings, own[b]);
+        }
         std::vector<Projected2d> visible;
+        std::vector<RayPart> visible_ray;
         for (std::size_t g = 0; g < n; ++g) {
             if (!p.visible(g)) continue;
             visible.push_back({share.ids[g], std::uint32_t(g), p.means2d[g], p.conics[g], p.depths[g],
                                p.opacities[g], p.extent_sq[g], p.colours[g], p.tile_rects[g], p.radii[g]});
+            if (ray)
+                visible_ray.push_back({own_ray[b].means[g], own_ray[b].whitening[g], own_ray[b].bounds[g]});
         }
         Writer w(out[std::size_t(renderer_of(b, ranks))]);
         w.put(std::uint64_t(b));
         w.put(std::uint64_t(visible.size()));
         w.put(visible.data(), visible.size());
+        w.put(visible_ray.data(), visible_ray.size());
         result.sent_gaussians += visible.size();
     }
     const std::vector<Bytes> arrived = comm.all_to_all(std::move(out));
@@ -104,6 +154,7 @@ BatchStepResult batch_step(Communicator& comm, Share& share, const BatchStepInpu
     // 2. Render this rank's views from every rank's Gaussians, in global-id order (the order one rank's
     //    scene has, which fixes the order of equal depths), then the loss and the raster backward.
     std::vector<std::vector<Projected2d>> incoming(views);
+    std::vector<std::vector<RayPart>> incoming_ray(views);
     std::vector<std::vector<int>> source(views);
     for (int s = 0; s < ranks; ++s) {
         Reader r(arrived[std::size_t(s)]);
@@ -115,6 +166,10 @@ BatchStepResult batch_step(Communicator& comm, Share& share, const BatchStepInpu
             const std::size_t at = incoming[b].size();
             incoming[b].resize(at + count);
             r.get(incoming[b].data() + at, count);
+            if (ray) {
+                incoming_ray[b].resize(at + count);
+                r.get(incoming_ray[b].data() + at, count);
+            }
             source[b].resize(at + count, s);
         }
     }
@@ -122,50 +177,74 @@ BatchStepResult batch_step(Communicator& comm, Share& share, const BatchStepInpu
     std::vector<Bytes> back(static_cast<std::size_t>(ranks));
     for (std::size_t b = 0; b < views; ++b) {
         if (renderer_of(b, ranks) != me) continue;
-        std::vector<std::size_t> order(incoming[b].size());
+        const std::vector<Projected2d>& e = incoming[b];
+        std::vector<std::size_t> order(e.size());
         for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
         std::sort(order.begin(), order.end(),
-                  [&](std::size_t x, std::size_t y) { return incoming[b][x].id < incoming[b][y].id; });
+                  [&](std::size_t x, std::size_t y) { return e[x].id < e[y].id; });
         const Camera& cam = *in.views[b].camera;
         ForwardResult<float> fwd;
-        fwd.grid = TileGrid(cam.width, cam.height, in.settings.tile_size);
+        fwd.grid = grid_of(cam, in.settings);
         Projected<float>& p = fwd.projected;
         for (std::size_t k : order) {
-            const Projected2d& e = incoming[b][k];
-            p.means2d.push_back(e.mean2d);
-            p.conics.push_back(e.conic);
-            p.depths.push_back(e.depth);
-            p.opacities.push_back(e.opacity);
-            p.extent_sq.push_back(e.extent_sq);
-            p.colours.push_back(e.colour);
-            p.tile_rects.push_back(e.rect);
-            p.radii.push_back(e.radius);
+            p.means2d.push_back(e[k].mean2d);
+            p.conics.push_back(e[k].conic);
+            p.depths.push_back(e[k].depth);
+            p.opacities.push_back(e[k].opacity);
+            p.extent_sq.push_back(e[k].extent_sq);
+            p.colours.push_back(e[k].colour);
+            p.tile_rects.push_back(e[k].rect);
+            p.radii.push_back(e[k].radius);
         }
-        cpu::bin_and_sort(p, fwd.grid, in.settings, fwd.lists);
-        cpu::raster_fwd(p, fwd.lists, fwd.grid, in.settings, fwd);
+        RayProjected<float> rp;
+        if (ray) {
+            for (std::size_t k : order) {
+                rp.means.push_back(incoming_ray[b][k].mean_cam);
+                rp.whitening.push_back(incoming_ray[b][k].whitening);
+                rp.bounds.push_back(incoming_ray[b][k].bounds);
+            }
+            cpu::bin_ray(p, rp, rays[b], fwd.grid, fwd.lists);
+            cpu::raster_ray(p, rp, rays[b], in.settings, fwd);
+        } else {
+            cpu::bin_and_sort(p, fwd.grid, in.settings, fwd.lists);
+            cpu::raster_fwd(p, fwd.lists, fwd.grid, in.settings, fwd);
+        }
         result.rendered_pairs += fwd.lists.pairs();
         Image<float> v_rgb;
         losses[b] = view_loss(fwd.rgb, in.views[b], in, v_rgb);
-        const RasterGrads<float> rg = cpu::raster_bwd(fwd, v_rgb, in.settings);
-        // Back to the owners, view by view, in the order each owner sent them.
+        // Back to the owners: each one's Gaussians of this view, as one block.
         std::vector<std::vector<Grad2d>> to(static_cast<std::size_t>(ranks));
-        for (std::size_t j = 0; j < order.size(); ++j) {
-            const std::size_t k = order[j];
-            to[std::size_t(source[b][k])].push_back(
-                {incoming[b][k].local, rg.v_means2d[j], rg.v_conics[j], rg.v_colours[j], rg.v_opacities[j]});
+        std::vector<std::vector<RayGrad>> to_ray(static_cast<std::size_t>(ranks));
+        if (ray) {
+            const std::vector<RayHitSums<float>> sums =
+                cpu::raster_bwd_ray(fwd, rp, rays[b], v_rgb, in.settings);
+            for (std::size_t j = 0; j < order.size(); ++j)
+                to_ray[std::size_t(source[b][order[j]])].push_back({e[order[j]].local, sums[j]});
+        } else {
+            const RasterGrads<float> rg = cpu::raster_bwd(fwd, v_rgb, in.settings);
+            for (std::size_t j = 0; j < order.size(); ++j)
+                to[std::size_t(source[b][order[j]])].push_back(
+                    {e[order[j]].local, rg.v_means2d[j], rg.v_conics[j], rg.v_colours[j], rg.v_opacities[j]});
         }
         for (int s = 0; s < ranks; ++s) {
             Writer w(back[std::size_t(s)]);
             w.put(std::uint64_t(b));
-            w.put(std::uint64_t(to[std::size_t(s)].size()));
+            w.put(std::uint64_t(ray ? to_ray[std::size_t(s)].size() : to[std::size_t(s)].size()));
             w.put(to[std::size_t(s)].data(), to[std::size_t(s)].size());
+            w.put(to_ray[std::size_t(s)].data(), to_ray[std::size_t(s)].size());
         }
     }
     const std::vector<Bytes> returned = comm.all_to_all(std::move(back));
 
     // 3. The projection backward of each view on the owner, summed in batch order, then Adam on the share.
     std::vector<RasterGrads<float>> grads(views);
-    for (RasterGrads<float>& g : grads) {
+    std::vector<std::vector<RayHitSums<float>>> ray_grads(views);
+    for (std::size_t b = 0; b < views; ++b) {
+        if (ray) {
+            ray_grads[b].assign(n, {});
+            continue;
+        }
+        RasterGrads<float>& g = grads[b];
         g.v_means2d.assign(n, {});
         g.v_conics.assign(n, {});
         g.v_colours.assign(n, {});
@@ -178,26 +257,24 @@ BatchStepResult batch_step(Communicator& comm, Share& share, const BatchStepInpu
             const auto count = std::size_t(r.get<std::uint64_t>());
             RADIANT_CHECK(b < views, "a rank returned gradients of a view not in the batch");
             for (std::size_t k = 0; k < count; ++k) {
-                const auto e = r.get<Grad2d>();
-                RADIANT_CHECK(e.local < n,
-                              "a rank returned a gradient for a Gaussian this rank does not own");
-                grads[b].v_means2d[e.local] = e.v_mean2d;
-                grads[b].v_conics[e.local] = e.v_conic;
-                grads[b].v_colours[e.local] = e.v_colour;
-                grads[b].v_opacities[e.local] = e.v_opacity;
+                const std::uint32_t local = ray ? read_ray_grad(r, ray_grads[b]) : read_grad(r, grads[b]);
+                RADIANT_CHECK(local < n, "a rank returned a gradient for a Gaussian this rank does not own");
             }
         }
     }
     SceneGrads total;
     total.resize_like(share.scene);
-    resize_stats(stats, n);
     for (std::size_t b = 0; b < views; ++b) {
+        const Camera& cam = *in.views[b].camera;
+        SceneGrads g;
         ForwardResult<float> fwd;
         fwd.projected = std::move(own[b]);
-        SceneGrads g;
-        cpu::project_ewa_bwd(share.scene, *in.views[b].camera, in.settings, fwd, grads[b], g);
+        if (ray)
+            cpu::project_ray_bwd(share.scene, cam, in.settings, fwd.projected, own_ray[b], ray_grads[b], g);
+        else
+            cpu::project_ewa_bwd(share.scene, cam, in.settings, fwd, grads[b], g);
         add(total, g);
-        add_stats(stats, g);
+        add_stats(stats, g, fwd.projected.radii);
     }
     adam_step(share.scene, total, share.adam, in.lr, in.adam);
 
@@ -206,11 +283,10 @@ BatchStepResult batch_step(Communicator& comm, Share& share, const BatchStepInpu
     return result;
 }
 
-double batch_step_single(Scene& scene, AdamState& adam, const BatchStepInput& in, GrowthStats* stats) {
+double batch_step_single(Scene& scene, AdamState& adam, const BatchStepInput& in, DensifyStats* stats) {
     check_input(in);
     SceneGrads total;
     total.resize_like(scene);
-    resize_stats(stats, scene.size());
     double loss = 0;
     for (const BatchView& view : in.views) {
         const ForwardResult<float> fwd = cpu::render_forward(scene, *view.camera, in.settings);
@@ -218,7 +294,7 @@ double batch_step_single(Scene& scene, AdamState& adam, const BatchStepInput& in
         loss += view_loss(fwd.rgb, view, in, v_rgb) / double(in.views.size());
         const SceneGrads g = cpu::render_backward(scene, *view.camera, in.settings, fwd, v_rgb);
         add(total, g);
-        add_stats(stats, g);
+        add_stats(stats, g, fwd.projected.radii);
     }
     adam_step(scene, total, adam, in.lr, in.adam);
     return loss;

@@ -65,8 +65,6 @@ AdcRule adc_rule(const AdcConfig& c, double extent, long step) {
     return r;
 }
 
-namespace {
-
 std::vector<std::uint32_t> adc_actions(const Scene& s, const DensifyStats& st, const AdcRule& rule) {
     std::vector<std::uint32_t> actions(s.size());
     for (std::size_t i = 0; i < s.size(); ++i) {
@@ -77,8 +75,6 @@ std::vector<std::uint32_t> adc_actions(const Scene& s, const DensifyStats& st, c
     }
     return actions;
 }
-
-}  // namespace
 
 DensifyPlan plan_adc(const Scene& s, const DensifyStats& st, const AdcConfig& c, double extent, long step,
                      std::uint64_t seed) {
@@ -147,7 +143,10 @@ DensifyPlan plan_mcmc(const Scene& s, const McmcConfig& c, std::uint64_t seed) {
     return plan;
 }
 
-void apply_plan(const DensifyPlan& plan, Scene& p, AdamState& adam, DensifyStats& stats) {
+void apply_plan(const DensifyPlan& plan, Scene& p, AdamState& adam, DensifyStats& stats,
+                const std::vector<std::uint64_t>* draw_keys) {
+    RADIANT_CHECK(draw_keys == nullptr || draw_keys->size() == p.size(),
+                  "apply_plan: one draw key per Gaussian");
     const std::size_t n0 = p.size();
     for (auto* list :
          {&plan.clone, &plan.split, &plan.relocate_dead, &plan.relocate_source, &plan.add_source})
@@ -225,7 +224,8 @@ void apply_plan(const DensifyPlan& plan, Scene& p, AdamState& adam, DensifyStats
                     append_copy(p, i, q);
                     const std::size_t j = q.size() - 1;
                     Vec3<float> mean, log_scale;
-                    split_child(p.mean(i), p.log_scale(i), p.quat(i), plan.seed, i, copy, mean, log_scale);
+                    split_child(p.mean(i), p.log_scale(i), p.quat(i), plan.seed,
+                                draw_keys ? (*draw_keys)[i] : std::uint64_t(i), copy, mean, log_scale);
                     for (int c = 0; c < 3; ++c) {
                         q.means[3 * j + std::size_t(c)] = mean[c];
                         q.log_scales[3 * j + std::size_t(c)] = log_scale[c];

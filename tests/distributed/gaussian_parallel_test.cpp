@@ -1,11 +1,14 @@
 #include "radiant/distributed/gaussian_parallel.hpp"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 
 #include "radiant/core/error.hpp"
+#include "radiant/distributed/densify_ranks.hpp"
 #include "radiant/render/cpu/render_cpu.hpp"
 #include "support/random_scene.hpp"
 
@@ -19,7 +22,9 @@ struct Fixture {
     std::vector<Image<float>> targets;
     RenderSettings settings;
 
-    explicit Fixture(int views) {
+    // ray: the `ray` model through a phone-strength OpenCV lens (the distorted cameras gsplat's distributed
+    // mode cannot train).
+    explicit Fixture(int views, bool ray = false) {
         test::RandomSceneOptions o;
         o.count = 3000;
         o.sh_degree = 1;
@@ -30,8 +35,13 @@ struct Fixture {
             for (std::size_t a = 0; a < 3; ++a) start.means[3 * (1500 + i) + a] = start.means[3 * i + a];
         const Scene truth = test::random_scene(2, o);
         settings.background = {0.2, 0.1, 0.3};
+        if (ray) settings.shading = Shading::ray;
         for (int v = 0; v < views; ++v) {
             cameras.push_back(test::random_camera(std::uint32_t(10 + v), 96, 72));
+            if (ray) {
+                cameras.back().model = CameraModel::opencv;
+                cameras.back().distortion = {-0.12, 0.03, 0.001, -0.0015};
+            }
             targets.push_back(cpu::render_forward(truth, cameras.back(), settings).rgb);
         }
     }
@@ -57,85 +67,168 @@ double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
     return d;
 }
 
-// Trains K steps with `ranks` ranks and with one process, same batches; the merged parameters, the losses
-// and the densification statistics must agree.
-void expect_ranks_match_one_process(int ranks, int batch_size) {
-    const Fixture f(8);
-    constexpr int kSteps = 5;
-    Scene reference = f.start;
+// What a run leaves: the scene in id order, each step's loss, the densification statistics by id.
+struct Run {
+    Scene scene;
+    std::vector<double> losses;
+    DensifyStats stats;
+    std::vector<DensifyCounts> densified;
+    std::size_t sent = 0;
+};
+
+// `steps` batch steps; after the steps listed in densify_after, ADC densification (statistics from then on
+// start again).
+struct Schedule {
+    int steps = 5, batch = 4;
+    std::vector<int> densify_after;
+    AdcConfig adc;
+};
+
+AdcConfig test_adc() {
+    AdcConfig a;
+    a.grad_threshold = 2e-5;  // low enough for a few steps' statistics to clone and split
+    a.min_opacity = 0.05;     // and to prune
+    a.percent_dense = 0.05;   // half the random scene's Gaussians small enough to clone, half split
+    return a;
+}
+
+constexpr double kExtent = 2.0;
+
+bool densifies_after(const Schedule& s, int k) {
+    return std::find(s.densify_after.begin(), s.densify_after.end(), k) != s.densify_after.end();
+}
+
+Run run_one_process(const Fixture& f, const Schedule& sch) {
+    Run run;
+    run.scene = f.start;
     AdamState adam;
-    adam.reset_like(reference);
-    GrowthStats ref_stats;
-    std::vector<double> ref_losses;
-    for (int k = 0; k < kSteps; ++k)
-        ref_losses.push_back(batch_step_single(reference, adam, f.batch(k, batch_size), &ref_stats));
-
-    Scene merged;
-    std::vector<std::vector<double>> losses(static_cast<std::size_t>(ranks));
-    GrowthStats stats;  // by global id; each rank writes only its own Gaussians' entries
-    stats.grad_norm_sum.assign(f.start.size(), -1);
-    stats.views_seen.assign(f.start.size(), 0);
-    std::vector<std::size_t> sent(static_cast<std::size_t>(ranks));
-    run_in_process(ranks, [&](Communicator& c) {
-        Share share = initial_share(f.start, c.rank(), ranks);
-        GrowthStats mine;
-        for (int k = 0; k < kSteps; ++k) {
-            const BatchStepResult r = batch_step(c, share, f.batch(k, batch_size), &mine);
-            losses[std::size_t(c.rank())].push_back(r.loss);
-            sent[std::size_t(c.rank())] += r.sent_gaussians;
-        }
-        for (std::size_t i = 0; i < share.ids.size(); ++i) {
-            stats.grad_norm_sum[share.ids[i]] = mine.grad_norm_sum[i];
-            stats.views_seen[share.ids[i]] = mine.views_seen[i];
-        }
-        Scene all = merge(c, share);
-        if (c.rank() == 0) merged = std::move(all);
-    });
-
-    const double d = std::max({max_abs_diff(merged.means, reference.means),
-                               max_abs_diff(merged.log_scales, reference.log_scales),
-                               max_abs_diff(merged.quats, reference.quats),
-                               max_abs_diff(merged.opacity_logits, reference.opacity_logits),
-                               max_abs_diff(merged.sh, reference.sh)});
-    std::printf("[gaussian-parallel] %d ranks, batch %d: largest parameter difference after %d steps %.3g\n",
-                ranks, batch_size, kSteps, d);
-    EXPECT_LE(d, 1e-6) << ranks << " ranks";
-    // The run really moved the parameters, so matching them says something.
-    EXPECT_GT(max_abs_diff(reference.means, f.start.means), 1e-4);
-    for (const auto& l : losses) {
-        ASSERT_EQ(l.size(), ref_losses.size());
-        for (std::size_t k = 0; k < l.size(); ++k) EXPECT_NEAR(l[k], ref_losses[k], 1e-9 * ref_losses[k]);
+    adam.reset_like(run.scene);
+    run.stats.reset(run.scene.size());
+    for (int k = 0; k < sch.steps; ++k) {
+        run.losses.push_back(batch_step_single(run.scene, adam, f.batch(k, sch.batch), &run.stats));
+        if (!densifies_after(sch, k)) continue;
+        const DensifyPlan plan = plan_adc(run.scene, run.stats, sch.adc, kExtent, k, std::uint64_t(k));
+        DensifyCounts c;
+        c.clone = plan.clone.size();
+        c.split = plan.split.size();
+        for (std::uint8_t p : plan.prune) c.prune += p;
+        c.capped = plan.capped;
+        run.densified.push_back(c);
+        apply_plan(plan, run.scene, adam, run.stats);
     }
-    EXPECT_LT(ref_losses.back(), ref_losses.front());
-    for (std::size_t g = 0; g < f.start.size(); ++g) {
-        ASSERT_NEAR(stats.grad_norm_sum[g], ref_stats.grad_norm_sum[g],
-                    1e-9 + 1e-6 * ref_stats.grad_norm_sum[g])
-            << "Gaussian " << g;
-        ASSERT_EQ(stats.views_seen[g], ref_stats.views_seen[g]) << "Gaussian " << g;
+    return run;
+}
+
+Run run_ranks(int ranks, const Fixture& f, const Schedule& sch) {
+    Run run;
+    std::vector<std::vector<double>> losses(static_cast<std::size_t>(ranks));
+    std::vector<std::vector<DensifyCounts>> counts(static_cast<std::size_t>(ranks));
+    std::vector<std::size_t> sent(static_cast<std::size_t>(ranks));
+    std::vector<std::pair<std::vector<std::uint64_t>, DensifyStats>> stats(static_cast<std::size_t>(ranks));
+    run_in_process(ranks, [&](Communicator& c) {
+        const std::size_t r = std::size_t(c.rank());
+        Share share = initial_share(f.start, c.rank(), ranks);
+        DensifyStats mine;
+        mine.reset(share.scene.size());
+        for (int k = 0; k < sch.steps; ++k) {
+            const BatchStepResult step = batch_step(c, share, f.batch(k, sch.batch), &mine);
+            losses[r].push_back(step.loss);
+            sent[r] += step.sent_gaussians;
+            if (densifies_after(sch, k))
+                counts[r].push_back(densify_adc_ranks(c, share, mine, sch.adc, kExtent, k, std::uint64_t(k)));
+        }
+        stats[r] = {share.ids, mine};
+        Scene all = merge(c, share);
+        if (r == 0) run.scene = std::move(all);
+    });
+    for (std::size_t r = 1; r < losses.size(); ++r) {
+        EXPECT_EQ(losses[r], losses[0]) << "rank " << r << " reports another loss";
+        EXPECT_EQ(counts[r].size(), counts[0].size());
+    }
+    run.losses = losses[0];
+    run.densified = counts[0];
+    for (std::size_t s : sent) run.sent += s;
+    run.stats.reset(run.scene.size());
+    for (const auto& [ids, st] : stats)
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+            run.stats.grad_accum[ids[i]] = st.grad_accum[i];
+            run.stats.denom[ids[i]] = st.denom[i];
+            run.stats.max_radii[ids[i]] = st.max_radii[i];
+        }
+    return run;
+}
+
+double largest_difference(const Scene& a, const Scene& b) {
+    return std::max({max_abs_diff(a.means, b.means), max_abs_diff(a.log_scales, b.log_scales),
+                     max_abs_diff(a.quats, b.quats), max_abs_diff(a.opacity_logits, b.opacity_logits),
+                     max_abs_diff(a.sh, b.sh)});
+}
+
+// The same batches on `ranks` ranks and on one process: the merged parameters, the losses, the densification
+// decisions and statistics must agree.
+void expect_ranks_match_one_process(int ranks, const Schedule& sch, bool ray = false) {
+    const Fixture f(8, ray);
+    const Run one = run_one_process(f, sch);
+    const Run many = run_ranks(ranks, f, sch);
+    ASSERT_EQ(many.scene.size(), one.scene.size()) << ranks << " ranks";
+    const double d = largest_difference(many.scene, one.scene);
+    std::printf(
+        "[gaussian-parallel] %s, %d ranks, batch %d, %zu densifications: %zu Gaussians, largest "
+        "parameter difference after %d steps %.3g\n",
+        ray ? "ray" : "ewa", ranks, sch.batch, sch.densify_after.size(), many.scene.size(), sch.steps, d);
+    EXPECT_LE(d, 1e-6) << ranks << " ranks";
+    for (const DensifyCounts& c : one.densified)
+        std::printf("  densified: clone %zu, split %zu, prune %zu%s\n", c.clone, c.split, c.prune,
+                    c.capped ? " (capped)" : "");
+    // The run really changed the scene, so matching it says something.
+    if (sch.densify_after.empty()) {
+        EXPECT_GT(largest_difference(one.scene, f.start), 1e-4);
+        EXPECT_LT(one.losses.back(), one.losses.front());
+    } else {
+        EXPECT_GT(one.scene.size(), f.start.size());
+    }
+    ASSERT_EQ(many.losses.size(), one.losses.size());
+    for (std::size_t k = 0; k < one.losses.size(); ++k)
+        EXPECT_NEAR(many.losses[k], one.losses[k], 1e-9 * one.losses[k]) << "step " << k;
+    ASSERT_EQ(many.densified.size(), one.densified.size());
+    for (std::size_t k = 0; k < one.densified.size(); ++k) {
+        EXPECT_EQ(many.densified[k].clone, one.densified[k].clone);
+        EXPECT_EQ(many.densified[k].split, one.densified[k].split);
+        EXPECT_EQ(many.densified[k].prune, one.densified[k].prune);
+        EXPECT_EQ(many.densified[k].capped, one.densified[k].capped);
+    }
+    for (std::size_t g = 0; g < one.scene.size(); ++g) {
+        ASSERT_EQ(many.stats.grad_accum[g], one.stats.grad_accum[g]) << "Gaussian " << g;
+        ASSERT_EQ(many.stats.denom[g], one.stats.denom[g]) << "Gaussian " << g;
+        ASSERT_EQ(many.stats.max_radii[g], one.stats.max_radii[g]) << "Gaussian " << g;
     }
     // Only Gaussians a view can see travel: fewer than every Gaussian to every view.
-    std::size_t total_sent = 0;
-    for (std::size_t s : sent) total_sent += s;
-    EXPECT_LT(total_sent, std::size_t(kSteps * batch_size) * f.start.size());
+    if (sch.densify_after.empty()) {
+        EXPECT_LT(many.sent, std::size_t(sch.steps * sch.batch) * f.start.size());
+    }
 }
 
 TEST(GaussianParallel, OneTwoAndFourRanksGiveOneProcesssParameters) {
-    for (int ranks : {1, 2, 4}) expect_ranks_match_one_process(ranks, 4);
+    for (int ranks : {1, 2, 4}) expect_ranks_match_one_process(ranks, Schedule{});
 }
 
 TEST(GaussianParallel, RanksWithoutAViewToRenderStillTrainTheirShare) {
-    expect_ranks_match_one_process(4, 3);  // rank 3 renders nothing, yet owns a quarter of the Gaussians
-    expect_ranks_match_one_process(3, 7);  // views 0, 3, 6 on rank 0: a rank renders several
+    expect_ranks_match_one_process(4, Schedule{5, 3, {}, {}});  // rank 3 renders nothing, yet owns a quarter
+    expect_ranks_match_one_process(
+        3, Schedule{5, 7, {}, {}});  // views 0, 3, 6 on rank 0: a rank renders several
 }
 
-TEST(GaussianParallel, RayShadingIsRefusedWithAReason) {
-    const Fixture f(1);
-    BatchStepInput in = f.batch(0, 1);
-    in.settings.shading = Shading::ray;
-    Scene s = f.start;
-    AdamState a;
-    a.reset_like(s);
-    EXPECT_THROW(batch_step_single(s, a, in), Error);
+TEST(GaussianParallel, RayShadingThroughADistortedLensSplitsToo) {
+    for (int ranks : {2, 4}) expect_ranks_match_one_process(ranks, Schedule{}, true);
+}
+
+TEST(GaussianParallel, DensifyingDecidesAsOneProcessAndRebalances) {
+    Schedule sch{8, 4, {2, 5}, test_adc()};
+    for (int ranks : {2, 4}) expect_ranks_match_one_process(ranks, sch);
+    // Under a cap the largest gradients of the whole scene go first, whichever rank holds them.
+    sch.adc.max_gaussians = 3100;
+    expect_ranks_match_one_process(4, sch);
+    expect_ranks_match_one_process(3, sch, true);
 }
 
 }  // namespace

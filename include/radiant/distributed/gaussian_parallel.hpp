@@ -1,11 +1,12 @@
 #pragma once
 // One Gaussian-parallel training step (issue 25, after gsplat's distributed mode and the Grendel paper), on
-// the CPU backend's stages. Every rank projects its own share into every view of the batch and sends the
-// projected 2D Gaussians that touch a view to the rank that renders it (all-to-all); that rank merges them
-// in global-id order, rasterises, takes the loss and the raster backward, and sends each 2D Gaussian's
-// gradient back to its owner (all-to-all), which runs the projection backward and Adam on its share.
-// The merged order equals one rank's index order, so the result equals a single rank's step on the same
-// batch: the stages are deterministic and each Gaussian's gradient is summed over the views in batch order.
+// the CPU backend's stages, for both shading models (`ray`: the camera-frame footprints travel too). Every
+// rank projects its own share into every view of the batch and sends the projected 2D Gaussians that touch a
+// view to the rank that renders it (all-to-all); that rank merges them in global-id order, rasterises, takes
+// the loss and the raster backward, and sends each 2D Gaussian's gradient back to its owner (all-to-all),
+// which runs the projection backward and Adam on its share. The merged order equals one rank's index order,
+// so the result equals a single rank's step on the same batch: the stages are deterministic and each
+// Gaussian's gradient is summed over the views in batch order.
 #include <cstdint>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "radiant/distributed/communicator.hpp"
 #include "radiant/distributed/partition.hpp"
 #include "radiant/train/adam.hpp"
+#include "radiant/train/densify.hpp"
 
 namespace radiant::distributed {
 
@@ -25,16 +27,10 @@ struct BatchView {
 
 struct BatchStepInput {
     std::vector<BatchView> views;  // the same batch on every rank; view b is rendered by rank b % ranks
-    RenderSettings settings;       // `ewa` shading
+    RenderSettings settings;       // either shading model; `ray` through any lens the camera has
     LearningRates lr;
     AdamConfig adam;
     double lambda_ssim = 0.2;
-};
-
-// Densification statistics of the Gaussians a rank owns, summed over steps (as the trainer sums them).
-struct GrowthStats {
-    std::vector<double> grad_norm_sum;  // ‖∂L/∂mean2d‖ in normalised device units, per view it was visible in
-    std::vector<std::uint32_t> views_seen;
 };
 
 struct BatchStepResult {
@@ -48,12 +44,13 @@ inline int renderer_of(std::size_t b, int ranks) {
     return int(b % std::size_t(ranks));
 }
 
-// The batch's loss is the mean of its views' L1 + SSIM losses. stats (optional) is resized to the share.
+// The batch's loss is the mean of its views' L1 + SSIM losses. stats (optional): this rank's densification
+// statistics, summed as the CPU backend sums them (sized to the share when empty).
 BatchStepResult batch_step(Communicator& comm, Share& share, const BatchStepInput& input,
-                           GrowthStats* stats = nullptr);
+                           DensifyStats* stats = nullptr);
 
 // The same step on one process without ranks: the reference the partitioned step must equal.
 double batch_step_single(Scene& scene, AdamState& adam, const BatchStepInput& input,
-                         GrowthStats* stats = nullptr);
+                         DensifyStats* stats = nullptr);
 
 }  // namespace radiant::distributed

@@ -67,6 +67,9 @@ struct McmcConfig {
 // The ADC thresholds of one densification step.
 AdcRule adc_rule(const AdcConfig& config, double extent, long step);
 
+// Each Gaussian's AdcAction bits under `rule` (plan_adc's first half; the Gaussian-parallel trainer takes
+// the cap's threshold over every rank's Gaussians before it).
+std::vector<std::uint32_t> adc_actions(const Scene& scene, const DensifyStats& stats, const AdcRule& rule);
 DensifyPlan plan_adc(const Scene& scene, const DensifyStats& stats, const AdcConfig& config, double extent,
                      long step, std::uint64_t seed);
 // Dead Gaussians (opacity ≤ min_opacity) relocated onto live ones and new ones added up to
@@ -84,7 +87,10 @@ void mcmc_relocation(double opacity, int copies, double& new_opacity, double& sc
 
 // Applies a plan on the host: parameters, Adam moments (new and reset Gaussians start at zero) and statistics
 // (reset to zero at the new size).
-void apply_plan(const DensifyPlan& plan, Scene& params, AdamState& adam, DensifyStats& stats);
+// A split Gaussian's two draws are keyed by (plan.seed, its index) — or by draw_keys[index] when given (the
+// Gaussian-parallel trainer's global ids, so that a Gaussian draws the same wherever it lives).
+void apply_plan(const DensifyPlan& plan, Scene& params, AdamState& adam, DensifyStats& stats,
+                const std::vector<std::uint64_t>* draw_keys = nullptr);
 
 // MCMC position noise: μ += Σ·z · sigmoid(100 (1 − o − 0.995)) · scale, z ~ N(0, I) from (seed, Gaussian).
 void add_position_noise(Scene& params, double scale, std::uint64_t seed);

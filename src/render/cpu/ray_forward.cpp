@@ -102,23 +102,9 @@ void project_ray(const SceneT<T>& scene, const Camera& camera, const RenderSetti
 }
 
 template <class T>
-ForwardResult<T> render_forward_ray(const SceneT<T>& scene, const Camera& camera,
-                                    const RenderSettings& settings) {
-    validate(settings);
-    validate(camera, camera.name.empty() ? "camera" : "camera " + camera.name);
-    const std::size_t nk = scene.size() * std::size_t(scene.sh_coeffs());
-    RADIANT_CHECK(scene.means.size() == 3 * scene.size() && scene.log_scales.size() == 3 * scene.size() &&
-                      scene.quats.size() == 4 * scene.size() && scene.sh.size() == 3 * nk,
-                  "scene arrays disagree with its Gaussian count");
-    ForwardResult<T> out;
-    out.grid = TileGrid(camera.width, camera.height, settings.tile_size);
-    const TileGrid& grid = out.grid;
-    const RayCamera<T> rays = ray_camera<T>(camera, grid);
-    RayProjected<T> ray;
-    project_ray(scene, camera, settings, rays, grid, out.projected, ray);
-    const Projected<T>& pr = out.projected;
-
-    // Bin: every tile of the rect whose own undistorted bounds meet the silhouette (unbounded: all of them).
+void bin_ray(const Projected<T>& pr, const RayProjected<T>& ray, const RayCamera<T>& rays,
+             const TileGrid& grid, TileLists& lists) {
+    // Every tile of the rect whose own undistorted bounds meet the silhouette (unbounded: all of them).
     const std::size_t n = pr.size();
     std::vector<std::pair<std::uint64_t, std::int32_t>> items;
     for (std::size_t g = 0; g < n; ++g) {
@@ -130,54 +116,61 @@ ForwardResult<T> render_forward_ray(const SceneT<T>& scene, const Camera& camera
                           });
     }
     std::sort(items.begin(), items.end());
-    fill_tile_lists(items, grid.tile_count(), out.lists);
+    fill_tile_lists(items, grid.tile_count(), lists);
+}
 
-    // Raster: as `ewa`'s, with α from each Gaussian's peak along the pixel's ray.
+template <class T>
+void raster_ray(const Projected<T>& pr, const RayProjected<T>& ray, const RayCamera<T>& rays,
+                const RenderSettings& settings, ForwardResult<T>& out) {
+    // As `ewa`'s raster, with α from each Gaussian's peak along the pixel's ray.
     const T cutoff = T(settings.alpha_cutoff);
     composite_tiles(
-        pr, out.lists, grid, settings, out, [&](std::size_t g, int, int, std::size_t pix, T& alpha) {
+        pr, out.lists, out.grid, settings, out, [&](std::size_t g, int, int, std::size_t pix, T& alpha) {
             if (!rays.valid[pix]) return false;
             const RayResponse<T> h =
                 ray_response(ray.whitening[g], ray.means[g], pr.opacities[g], Vec3<T>{}, rays.dirs[pix]);
             alpha = std::min(h.alpha, T(kMaxAlpha));
             return h.in_front && alpha >= cutoff;
         });
+}
+
+template <class T>
+ForwardResult<T> render_forward_ray(const SceneT<T>& scene, const Camera& camera,
+                                    const RenderSettings& settings) {
+    validate(settings);
+    validate(camera, camera.name.empty() ? "camera" : "camera " + camera.name);
+    const std::size_t nk = scene.size() * std::size_t(scene.sh_coeffs());
+    RADIANT_CHECK(scene.means.size() == 3 * scene.size() && scene.log_scales.size() == 3 * scene.size() &&
+                      scene.quats.size() == 4 * scene.size() && scene.sh.size() == 3 * nk,
+                  "scene arrays disagree with its Gaussian count");
+    ForwardResult<T> out;
+    out.grid = TileGrid(camera.width, camera.height, settings.tile_size);
+    const RayCamera<T> rays = ray_camera<T>(camera, out.grid);
+    RayProjected<T> ray;
+    project_ray(scene, camera, settings, rays, out.grid, out.projected, ray);
+    bin_ray(out.projected, ray, rays, out.grid, out.lists);
+    raster_ray(out.projected, ray, rays, settings, out);
     return out;
 }
 
 template <class T>
-SceneGradsT<T> render_backward_ray(const SceneT<T>& scene, const Camera& camera,
-                                   const RenderSettings& settings, const ForwardResult<T>& fwd,
-                                   const Image<T>& v_rgb) {
+std::vector<RayHitSums<T>> raster_bwd_ray(const ForwardResult<T>& fwd, const RayProjected<T>& ray,
+                                          const RayCamera<T>& rays, const Image<T>& v_rgb,
+                                          const RenderSettings& settings) {
     const TileGrid& grid = fwd.grid;
     const Projected<T>& pr = fwd.projected;
     const TileLists& lists = fwd.lists;
     RADIANT_CHECK(v_rgb.width == grid.width && v_rgb.height == grid.height && v_rgb.channels == 3,
                   "render_backward_ray: the pixel gradient's size differs from the render's");
-    const std::size_t n = scene.size(), k3 = std::size_t(scene.sh_coeffs()) * 3;
-    SceneGradsT<T> out;
-    out.sh_degree = scene.sh_degree;
-    out.means.assign(3 * n, T(0));
-    out.log_scales.assign(3 * n, T(0));
-    out.quats.assign(4 * n, T(0));
-    out.opacity_logits.assign(n, T(0));
-    out.sh.assign(k3 * n, T(0));
-    out.mean2d_grad_norms.assign(n, T(0));
-    out.visible.assign(n, 0);
-    for (std::size_t g = 0; g < n; ++g) out.visible[g] = pr.visible(g) ? 1 : 0;
-    const RayCamera<T> rays = ray_camera<T>(camera, grid);
-    RayProjected<T> ray;
-    Projected<T> unused;
-    project_ray(scene, camera, settings, rays, grid, unused, ray);
     const T cutoff = T(settings.alpha_cutoff), grad_clip = T(settings.loss_grad_clip);
     const Vec3<T> bg{T(settings.background[0]), T(settings.background[1]), T(settings.background[2])};
     const int w = grid.width, h = grid.height, ts = grid.tile_size;
     auto clip = [&](T v) { return grad_clip > T(0) ? std::clamp(v, -grad_clip, grad_clip) : v; };
 
-    // Raster backward: each pixel re-walks its tile's list up to its last composited entry (replay: the
-    // forward's hits, not a re-render), then back to front DESIGN.md §2's compositing gradient and each
-    // hit's camera-frame share (add_ray_hit) into the sums of its list entry — one tile's entries belong to
-    // it alone, so tiles run in parallel without shared writes.
+    // Each pixel re-walks its tile's list up to its last composited entry (replay: the forward's hits, not a
+    // re-render), then back to front DESIGN.md §2's compositing gradient and each hit's camera-frame share
+    // (add_ray_hit) into the sums of its list entry — one tile's entries belong to it alone, so tiles run in
+    // parallel without shared writes.
     std::vector<RayHitSums<T>> pair(lists.pairs());
     struct Hit {
         std::int32_t pos;
@@ -222,9 +215,27 @@ SceneGradsT<T> render_backward_ray(const SceneT<T>& scene, const Camera& camera,
             }
     }
 
-    // Per Gaussian: its entries' sums in list order (deterministic), then the chain to its parameters.
-    std::vector<RayHitSums<T>> sums(n);
+    // Per Gaussian: its entries' sums in list order (deterministic).
+    std::vector<RayHitSums<T>> sums(pr.size());
     for (std::size_t i = 0; i < lists.pairs(); ++i) sums[std::size_t(lists.isect_gids[i])] += pair[i];
+    return sums;
+}
+
+template <class T>
+void project_ray_bwd(const SceneT<T>& scene, const Camera& camera, const RenderSettings& settings,
+                     const Projected<T>& pr, const RayProjected<T>& ray,
+                     const std::vector<RayHitSums<T>>& sums, SceneGradsT<T>& out) {
+    const std::size_t n = scene.size(), k3 = std::size_t(scene.sh_coeffs()) * 3;
+    RADIANT_CHECK(pr.size() == n && sums.size() == n, "project_ray_bwd: the projection and sums disagree");
+    out.sh_degree = scene.sh_degree;
+    out.means.assign(3 * n, T(0));
+    out.log_scales.assign(3 * n, T(0));
+    out.quats.assign(4 * n, T(0));
+    out.opacity_logits.assign(n, T(0));
+    out.sh.assign(k3 * n, T(0));
+    out.mean2d_grad_norms.assign(n, T(0));
+    out.visible.assign(n, 0);
+    for (std::size_t g = 0; g < n; ++g) out.visible[g] = pr.visible(g) ? 1 : 0;
     const ProjectSettings<T> ps = project_settings<T>(camera, settings, scene.sh_degree);
     std::vector<CameraGrads<T>> cam(n, CameraGrads<T>{});
 #pragma omp parallel for schedule(static)
@@ -247,9 +258,37 @@ SceneGradsT<T> render_backward_ray(const SceneT<T>& scene, const Camera& camera,
         out.camera_rot += c.v_rot;
         out.camera_trans += c.v_trans;
     }
+}
+
+template <class T>
+SceneGradsT<T> render_backward_ray(const SceneT<T>& scene, const Camera& camera,
+                                   const RenderSettings& settings, const ForwardResult<T>& fwd,
+                                   const Image<T>& v_rgb) {
+    // The forward's record holds no rays or camera-frame footprints: both are made again (the same floats).
+    const RayCamera<T> rays = ray_camera<T>(camera, fwd.grid);
+    RayProjected<T> ray;
+    Projected<T> unused;
+    project_ray(scene, camera, settings, rays, fwd.grid, unused, ray);
+    SceneGradsT<T> out;
+    project_ray_bwd(scene, camera, settings, fwd.projected, ray,
+                    raster_bwd_ray(fwd, ray, rays, v_rgb, settings), out);
     return out;
 }
 
+#define RADIANT_RAY_STAGES(T)                                                                              \
+    template void bin_ray<T>(const Projected<T>&, const RayProjected<T>&, const RayCamera<T>&,             \
+                             const TileGrid&, TileLists&);                                                 \
+    template void raster_ray<T>(const Projected<T>&, const RayProjected<T>&, const RayCamera<T>&,          \
+                                const RenderSettings&, ForwardResult<T>&);                                 \
+    template std::vector<RayHitSums<T>> raster_bwd_ray<T>(const ForwardResult<T>&, const RayProjected<T>&, \
+                                                          const RayCamera<T>&, const Image<T>&,            \
+                                                          const RenderSettings&);                          \
+    template void project_ray_bwd<T>(const SceneT<T>&, const Camera&, const RenderSettings&,               \
+                                     const Projected<T>&, const RayProjected<T>&,                          \
+                                     const std::vector<RayHitSums<T>>&, SceneGradsT<T>&);
+RADIANT_RAY_STAGES(float)
+RADIANT_RAY_STAGES(double)
+#undef RADIANT_RAY_STAGES
 template RayCamera<float> ray_camera<float>(const Camera&, const TileGrid&);
 template RayCamera<double> ray_camera<double>(const Camera&, const TileGrid&);
 template ForwardResult<float> render_forward_ray<float>(const SceneT<float>&, const Camera&,

@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "radiant/core/camera.hpp"
+#include "radiant/core/image.hpp"
 #include "radiant/core/ray_model.hpp"
+#include "radiant/core/ray_project.hpp"
 #include "radiant/core/render_settings.hpp"
 #include "radiant/core/scene.hpp"
 #include "radiant/core/vec.hpp"
@@ -41,8 +43,18 @@ template <class T>
 void project_ray(const SceneT<T>& scene, const Camera& camera, const RenderSettings& settings,
                  const RayCamera<T>& rays, const TileGrid& grid, Projected<T>& out, RayProjected<T>& ray);
 
-// validate, rays, project, bin (every tile of each rect whose undistorted bounds meet the silhouette), sort,
-// raster. out.trace as for `ewa`.
+// List the (tile, Gaussian) pairs: every tile of each rect whose undistorted bounds meet the silhouette,
+// sorted by (tile, depth), ties in Gaussian order.
+template <class T>
+void bin_ray(const Projected<T>& projected, const RayProjected<T>& ray, const RayCamera<T>& rays,
+             const TileGrid& grid, TileLists& lists);
+
+// Front to back over out.lists on out.grid, α from each Gaussian's peak along the pixel's ray.
+template <class T>
+void raster_ray(const Projected<T>& projected, const RayProjected<T>& ray, const RayCamera<T>& rays,
+                const RenderSettings& settings, ForwardResult<T>& out);
+
+// validate, rays, project, bin, raster. out.trace as for `ewa`.
 template <class T>
 ForwardResult<T> render_forward_ray(const SceneT<T>& scene, const Camera& camera,
                                     const RenderSettings& settings);
@@ -53,6 +65,18 @@ ForwardResult<T> render_forward_ray(const SceneT<T>& scene, const Camera& camera
 // structure, in T. v_rgb is ∂L/∂C [H, W, 3]; loss_grad_clip applies as for `ewa`.
 // mean2d_grad_norms: the gradient of moving each camera-frame mean across the image (ray_mean2d_grad), in
 // `ewa`'s units, so ADC's thresholds keep their meaning.
+// The raster half of render_backward_ray: each projected Gaussian's camera-frame sums [projected.size()].
+template <class T>
+std::vector<RayHitSums<T>> raster_bwd_ray(const ForwardResult<T>& fwd, const RayProjected<T>& ray,
+                                          const RayCamera<T>& rays, const Image<T>& v_rgb,
+                                          const RenderSettings& settings);
+
+// The projection half: from those sums to every parameter of the scene that was projected.
+template <class T>
+void project_ray_bwd(const SceneT<T>& scene, const Camera& camera, const RenderSettings& settings,
+                     const Projected<T>& projected, const RayProjected<T>& ray,
+                     const std::vector<RayHitSums<T>>& sums, SceneGradsT<T>& out);
+
 template <class T>
 SceneGradsT<T> render_backward_ray(const SceneT<T>& scene, const Camera& camera,
                                    const RenderSettings& settings, const ForwardResult<T>& fwd,

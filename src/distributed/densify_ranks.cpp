@@ -1,0 +1,98 @@
+#include "radiant/distributed/densify_ranks.hpp"
+
+#include <algorithm>
+
+#include "radiant/core/adc_cap.hpp"
+#include "wire.hpp"
+
+namespace radiant::distributed {
+namespace {
+
+// What every rank knows of a Gaussian for the global decisions, gathered in id order.
+struct Candidate {
+    std::uint64_t id = 0;
+    float grad_accum = 0;
+    std::int32_t denom = 0;
+    std::uint32_t action = 0;
+};
+
+std::vector<Candidate> gather_by_id(Communicator& comm, const Share& share, const DensifyStats& stats,
+                                    const std::vector<std::uint32_t>& actions) {
+    Bytes mine;
+    Writer w(mine);
+    for (std::size_t i = 0; i < share.ids.size(); ++i)
+        w.put(Candidate{share.ids[i], stats.grad_accum[i], stats.denom[i], actions[i]});
+    std::vector<Candidate> all;
+    for (const Bytes& b : all_gather(comm, mine)) {
+        Reader r(b);
+        while (!r.done()) all.push_back(r.get<Candidate>());
+    }
+    std::sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) { return a.id < b.id; });
+    return all;
+}
+
+}  // namespace
+
+DensifyCounts densify_adc_ranks(Communicator& comm, Share& share, DensifyStats& stats,
+                                const AdcConfig& config, double extent, long step, std::uint64_t seed) {
+    const std::size_t n = share.scene.size();
+    RADIANT_CHECK(stats.grad_accum.size() == n && share.ids.size() == n,
+                  "densify_adc_ranks: statistics or ids do not match the share");
+    AdcRule rule = adc_rule(config, extent, step);
+    std::vector<std::uint32_t> actions = adc_actions(share.scene, stats, rule);
+    std::vector<Candidate> all = gather_by_id(comm, share, stats, actions);
+    DensifyCounts counts;
+    if (config.max_gaussians > 0) {
+        // The cap ranks the candidates of the whole scene, in one process's order.
+        std::vector<float> grads(all.size());
+        std::vector<std::int32_t> denoms(all.size());
+        std::vector<std::uint32_t> all_actions(all.size());
+        for (std::size_t k = 0; k < all.size(); ++k) {
+            grads[k] = all[k].grad_accum;
+            denoms[k] = all[k].denom;
+            all_actions[k] = all[k].action;
+        }
+        const float t =
+            adc_capped_threshold(grads, denoms, all_actions, rule.grad_threshold, config.max_gaussians);
+        if (t != rule.grad_threshold) {
+            rule.grad_threshold = t;
+            counts.capped = true;
+            actions = adc_actions(share.scene, stats, rule);
+            all = gather_by_id(comm, share, stats, actions);
+        }
+    }
+    // New ids: each Gaussian's outputs start where one process's apply_plan would put them.
+    std::vector<std::uint64_t> first_new_id(n);
+    {
+        std::uint64_t next = 0;
+        std::size_t i = 0;  // the share is in increasing id, as `all` is
+        for (const Candidate& c : all) {
+            if (i < n && share.ids[i] == c.id) first_new_id[i++] = next;
+            next += adc_outputs(c.action);
+            if (c.action & kAdcClone) ++counts.clone;
+            if (c.action & kAdcSplit) ++counts.split;
+            if (c.action & kAdcPrune) ++counts.prune;
+        }
+        RADIANT_CHECK(i == n, "densify_adc_ranks: the share's ids are not in increasing order");
+    }
+    DensifyPlan plan;
+    plan.seed = seed;
+    plan.capped = counts.capped;
+    plan.prune.assign(n, 0);
+    std::vector<std::uint64_t> new_ids;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t a = actions[i];
+        if (a & kAdcClone) plan.clone.push_back(std::int32_t(i));
+        if (a & kAdcSplit) plan.split.push_back(std::int32_t(i));
+        plan.prune[i] = (a & kAdcPrune) ? 1 : 0;
+        for (int k = 0; k < adc_outputs(a); ++k) new_ids.push_back(first_new_id[i] + std::uint64_t(k));
+    }
+    apply_plan(plan, share.scene, share.adam, stats, &share.ids);
+    RADIANT_CHECK(new_ids.size() == share.scene.size(), "densify_adc_ranks: outputs and ids disagree");
+    share.ids = std::move(new_ids);
+    rebalance(comm, share);
+    stats.reset(share.scene.size());
+    return counts;
+}
+
+}  // namespace radiant::distributed
