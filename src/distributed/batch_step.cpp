@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <limits>
 
 #include "radiant/core/error.hpp"
 #include "radiant/distributed/gaussian_parallel.hpp"
@@ -47,8 +48,11 @@ struct Grad2d {
     float v_opacity = 0;
 };
 
-void check_input(const BatchStepInput& in) {
+void check_input(const BatchStepInput& in, int ranks) {
     RADIANT_CHECK(!in.views.empty(), "a training batch needs at least one view");
+    RADIANT_CHECK(in.renderers.empty() || in.renderers.size() == in.views.size(),
+                  "a batch's renderers must name one rank per view");
+    for (int r : in.renderers) RADIANT_CHECK(r >= 0 && r < ranks, "a batch view's renderer is not a rank");
     for (const BatchView& v : in.views) RADIANT_CHECK(v.camera != nullptr, "a batch view without a camera");
 }
 
@@ -111,7 +115,7 @@ std::uint32_t read_ray_grad(Reader& r, std::vector<RayHitSums<float>>& sums) {
 }  // namespace
 
 BatchStepResult batch_step(Communicator& comm, Share& share, const BatchStepInput& in, DensifyStats* stats) {
-    check_input(in);
+    check_input(in, comm.size());
     const int ranks = comm.size(), me = comm.rank();
     const std::size_t views = in.views.size(), n = share.scene.size();
     const bool ray = in.settings.shading == Shading::ray;
@@ -142,7 +146,7 @@ BatchStepResult batch_step(Communicator& comm, Share& share, const BatchStepInpu
             if (ray)
                 visible_ray.push_back({own_ray[b].means[g], own_ray[b].whitening[g], own_ray[b].bounds[g]});
         }
-        Writer w(out[std::size_t(renderer_of(b, ranks))]);
+        Writer w(out[std::size_t(renderer_of(in, b, ranks))]);
         w.put(std::uint64_t(b));
         w.put(std::uint64_t(visible.size()));
         w.put(visible.data(), visible.size());
@@ -161,7 +165,7 @@ BatchStepResult batch_step(Communicator& comm, Share& share, const BatchStepInpu
         while (!r.done()) {
             const auto b = std::size_t(r.get<std::uint64_t>());
             const auto count = std::size_t(r.get<std::uint64_t>());
-            RADIANT_CHECK(b < views && renderer_of(b, ranks) == me,
+            RADIANT_CHECK(b < views && renderer_of(in, b, ranks) == me,
                           "a rank sent a view this rank does not render");
             const std::size_t at = incoming[b].size();
             incoming[b].resize(at + count);
@@ -173,10 +177,12 @@ BatchStepResult batch_step(Communicator& comm, Share& share, const BatchStepInpu
             source[b].resize(at + count, s);
         }
     }
-    std::vector<double> losses(views, 0.0);
+    std::vector<double> sums(2 * views, 0.0);  // each view's loss, then its tile pairs
+    double* losses = sums.data();
+    double* pairs = sums.data() + views;
     std::vector<Bytes> back(static_cast<std::size_t>(ranks));
     for (std::size_t b = 0; b < views; ++b) {
-        if (renderer_of(b, ranks) != me) continue;
+        if (renderer_of(in, b, ranks) != me) continue;
         const std::vector<Projected2d>& e = incoming[b];
         std::vector<std::size_t> order(e.size());
         for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
@@ -210,6 +216,7 @@ BatchStepResult batch_step(Communicator& comm, Share& share, const BatchStepInpu
             cpu::raster_fwd(p, fwd.lists, fwd.grid, in.settings, fwd);
         }
         result.rendered_pairs += fwd.lists.pairs();
+        pairs[b] = double(fwd.lists.pairs());
         Image<float> v_rgb;
         losses[b] = view_loss(fwd.rgb, in.views[b], in, v_rgb);
         // Back to the owners: each one's Gaussians of this view, as one block.
@@ -278,13 +285,14 @@ BatchStepResult batch_step(Communicator& comm, Share& share, const BatchStepInpu
     }
     adam_step(share.scene, total, share.adam, in.lr, in.adam);
 
-    comm.all_reduce_sum(losses);
-    for (double l : losses) result.loss += l / double(views);
+    comm.all_reduce_sum(sums);
+    for (std::size_t b = 0; b < views; ++b) result.loss += sums[b] / double(views);
+    result.view_pairs.assign(sums.begin() + std::ptrdiff_t(views), sums.end());
     return result;
 }
 
 double batch_step_single(Scene& scene, AdamState& adam, const BatchStepInput& in, DensifyStats* stats) {
-    check_input(in);
+    check_input(in, std::numeric_limits<int>::max());  // one process renders every view, whoever is named
     SceneGrads total;
     total.resize_like(scene);
     double loss = 0;

@@ -26,8 +26,10 @@ struct BatchView {
 };
 
 struct BatchStepInput {
-    std::vector<BatchView> views;  // the same batch on every rank; view b is rendered by rank b % ranks
-    RenderSettings settings;       // either shading model; `ray` through any lens the camera has
+    std::vector<BatchView> views;  // the same batch on every rank
+    // The rank rendering each view (assign_views on measured costs); empty: view b on rank b % ranks.
+    std::vector<int> renderers;
+    RenderSettings settings;  // either shading model; `ray` through any lens the camera has
     LearningRates lr;
     AdamConfig adam;
     double lambda_ssim = 0.2;
@@ -37,11 +39,12 @@ struct BatchStepResult {
     double loss = 0;                 // mean over the batch's views, the same on every rank
     std::size_t sent_gaussians = 0;  // projected Gaussians this rank sent to renderers (itself included)
     std::size_t rendered_pairs = 0;  // tile pairs of the views this rank rendered
+    std::vector<double> view_pairs;  // tile pairs of each view of the batch, the same on every rank
 };
 
 // Which rank renders view `b` of a batch.
-inline int renderer_of(std::size_t b, int ranks) {
-    return int(b % std::size_t(ranks));
+inline int renderer_of(const BatchStepInput& in, std::size_t b, int ranks) {
+    return in.renderers.empty() ? int(b % std::size_t(ranks)) : in.renderers[b];
 }
 
 // The batch's loss is the mean of its views' L1 + SSIM losses. stats (optional): this rank's densification
