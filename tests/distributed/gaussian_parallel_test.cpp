@@ -7,60 +7,16 @@
 #include <cmath>
 #include <cstdio>
 
+#include "distributed/fixture.hpp"
 #include "radiant/core/error.hpp"
 #include "radiant/distributed/densify_ranks.hpp"
 #include "radiant/distributed/view_assignment.hpp"
 #include "radiant/render/cpu/render_cpu.hpp"
-#include "support/random_scene.hpp"
 
 namespace radiant::distributed {
 namespace {
 
-// A scene to train, the photos of another scene it should become, and the cameras that took them.
-struct Fixture {
-    Scene start;
-    std::vector<Camera> cameras;
-    std::vector<Image<float>> targets;
-    RenderSettings settings;
-
-    // ray: the `ray` model through a phone-strength OpenCV lens (the distorted cameras gsplat's distributed
-    // mode cannot train).
-    explicit Fixture(int views, bool ray = false) {
-        test::RandomSceneOptions o;
-        o.count = 3000;
-        o.sh_degree = 1;
-        start = test::random_scene(1, o);
-        // Pairs at one position (the same depth in every view), as a clone leaves them: the order of equal
-        // depths decides what is in front, and it must be the same whatever rank each Gaussian lives on.
-        for (std::size_t i = 0; i < 300; ++i)
-            for (std::size_t a = 0; a < 3; ++a) start.means[3 * (1500 + i) + a] = start.means[3 * i + a];
-        const Scene truth = test::random_scene(2, o);
-        settings.background = {0.2, 0.1, 0.3};
-        if (ray) settings.shading = Shading::ray;
-        for (int v = 0; v < views; ++v) {
-            // Every third view a close-up: views of very different cost, as a capture's are.
-            cameras.push_back(test::random_camera(std::uint32_t(10 + v), 96, 72, v % 3 == 0 ? 1.8 : 4.0));
-            if (ray) {
-                cameras.back().model = CameraModel::opencv;
-                cameras.back().distortion = {-0.12, 0.03, 0.001, -0.0015};
-            }
-            targets.push_back(cpu::render_forward(truth, cameras.back(), settings).rgb);
-        }
-    }
-
-    // Step k's batch: `size` views, walking through the cameras.
-    BatchStepInput batch(int k, int size) const {
-        BatchStepInput in;
-        in.settings = settings;
-        in.lr = {1.6e-3, 5e-3, 1e-3, 5e-2, 2.5e-3, 1.25e-4};
-        for (int j = 0; j < size; ++j) {
-            const std::size_t v = view_of(k, j, size);
-            in.views.push_back({&cameras[v], &targets[v]});
-        }
-        return in;
-    }
-    std::size_t view_of(int k, int j, int size) const { return std::size_t(k * size + j) % cameras.size(); }
-};
+using test_data::Fixture;
 
 double max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
     EXPECT_EQ(a.size(), b.size());

@@ -1,0 +1,50 @@
+#pragma once
+// The Gaussian-parallel training loop over ranks: batches of views in one seeded order on every rank, dealt
+// to ranks by measured cost, the trainer's learning-rate and SH schedules, ADC densification and opacity
+// resets as the single-process trainer does them, and one merged scene.ply (issue 25; gsplat #551) written
+// by rank 0 at every checkpoint and at the end. The stages are the CPU backend's (batch_step); a GPU version
+// swaps them and the Communicator, not this loop.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "radiant/core/render_settings.hpp"
+#include "radiant/distributed/communicator.hpp"
+#include "radiant/distributed/gaussian_parallel.hpp"
+#include "radiant/train/densify.hpp"
+#include "radiant/train/schedule.hpp"
+
+namespace radiant::distributed {
+
+struct ParallelTrainConfig {
+    long steps = 1000;
+    int batch = 4;  // views a step, over all ranks
+    RenderSettings settings;
+    int sh_degree = 3;
+    long sh_interval = 1000;
+    LrConfig lr;
+    AdcConfig adc;  // densify while start < step < stop (stop ≤ start: never)
+    double lambda_ssim = 0.2;
+    double extent = 1;  // the scene's extent: the mean learning rate and ADC's scales are relative to it
+    std::uint64_t seed = 0;
+    bool balance_views = true;  // deal views by measured cost (else round robin)
+    long checkpoint_every = 0;  // also write scene.ply every this many steps (0: only at the end)
+    std::string output;         // folder of scene.ply; empty: nothing written
+    // Called on rank 0 after each scene.ply written before the end, with the step and the merged scene.
+    std::function<void(long, const Scene&)> after_checkpoint;
+};
+
+struct ParallelTrainResult {
+    Scene scene;                           // merged, in id order, on every rank
+    std::vector<double> losses;            // each step's batch loss
+    std::vector<std::size_t> share_sizes;  // each rank's Gaussians at the end
+};
+
+// views: the dataset's views with their targets (every rank holds the list; a rank reads only the targets of
+// the views it renders). Every rank calls it with the same arguments.
+ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& initial,
+                                            const std::vector<BatchView>& views,
+                                            const ParallelTrainConfig& config);
+
+}  // namespace radiant::distributed

@@ -1,0 +1,96 @@
+#include "radiant/distributed/parallel_training.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <numeric>
+#include <random>
+
+#include "radiant/core/error.hpp"
+#include "radiant/distributed/densify_ranks.hpp"
+#include "radiant/distributed/view_assignment.hpp"
+#include "radiant/io/ply.hpp"
+
+namespace radiant::distributed {
+namespace {
+
+// The merged scene to every rank; rank 0 writes it whole (atomically) when the run has an output folder.
+Scene merge_and_write(Communicator& comm, const Share& share, const ParallelTrainConfig& c) {
+    Scene merged = merge(comm, share);
+    if (comm.rank() == 0 && !c.output.empty()) {
+        std::filesystem::create_directories(c.output);
+        write_ply((std::filesystem::path(c.output) / "scene.ply").string(), merged);
+    }
+    return merged;
+}
+
+}  // namespace
+
+ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& initial,
+                                            const std::vector<BatchView>& views,
+                                            const ParallelTrainConfig& c) {
+    RADIANT_CHECK(!views.empty(), "Gaussian-parallel training needs views");
+    RADIANT_CHECK(c.batch >= 1 && std::size_t(c.batch) <= views.size(),
+                  "the batch must hold between one view and all of them");
+    const int ranks = comm.size();
+    Share share = initial_share(initial, comm.rank(), ranks);
+    DensifyStats stats;
+    stats.reset(share.scene.size());
+    ViewCosts costs(views.size());
+    // One view order on every rank: the same seed, the same shuffles.
+    std::mt19937_64 order_rng(c.seed);
+    std::vector<std::size_t> order;
+    std::size_t cursor = 0;
+    auto next_view = [&] {
+        if (cursor == order.size()) {
+            order.resize(views.size());
+            std::iota(order.begin(), order.end(), std::size_t(0));
+            std::shuffle(order.begin(), order.end(), order_rng);
+            cursor = 0;
+        }
+        return order[cursor++];
+    };
+    ParallelTrainResult result;
+    for (long step = 1; step <= c.steps; ++step) {
+        BatchStepInput in;
+        std::vector<std::size_t> batch;
+        for (int j = 0; j < c.batch; ++j) {
+            batch.push_back(next_view());
+            in.views.push_back(views[batch.back()]);
+        }
+        in.settings = c.settings;
+        in.settings.sh_degree = active_sh_degree(step, c.sh_degree, c.sh_interval);
+        in.lr = learning_rates(c.lr, c.extent, step, c.steps);
+        in.lambda_ssim = c.lambda_ssim;
+        if (c.balance_views) {
+            std::vector<double> estimate;
+            for (std::size_t v : batch) estimate.push_back(costs.estimate(v));
+            in.renderers = assign_views(estimate, ranks);
+        }
+        const BatchStepResult r = batch_step(comm, share, in, &stats);
+        for (std::size_t j = 0; j < batch.size(); ++j) costs.observe(batch[j], r.view_pairs[j]);
+        result.losses.push_back(r.loss);
+
+        // ADC and the opacity reset, on the steps the single-process trainer takes them.
+        const AdcConfig& a = c.adc;
+        if (step < a.stop && step > a.start && step % a.interval == 0)
+            densify_adc_ranks(comm, share, stats, a, c.extent, step, c.seed + std::uint64_t(step));
+        if (step < a.stop && a.reset_every > 0 && step % a.reset_every == 0 &&
+            c.steps - step >= a.reset_every / 2) {
+            DensifyPlan reset;
+            reset.reset_opacity = 0.01;
+            apply_plan(reset, share.scene, share.adam, stats);
+        }
+        if (c.checkpoint_every > 0 && step % c.checkpoint_every == 0 && step < c.steps) {
+            const Scene merged = merge_and_write(comm, share, c);
+            if (comm.rank() == 0 && c.after_checkpoint) c.after_checkpoint(step, merged);
+        }
+    }
+    result.scene = merge_and_write(comm, share, c);
+    std::vector<double> sizes(static_cast<std::size_t>(ranks), 0.0);
+    sizes[std::size_t(comm.rank())] = double(share.scene.size());
+    comm.all_reduce_sum(sizes);
+    for (double s : sizes) result.share_sizes.push_back(std::size_t(s));
+    return result;
+}
+
+}  // namespace radiant::distributed

@@ -1,0 +1,91 @@
+#include "radiant/distributed/parallel_training.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "distributed/fixture.hpp"
+#include "radiant/io/file.hpp"
+#include "radiant/io/ply.hpp"
+#include "support/temp_dir.hpp"
+
+namespace radiant::distributed {
+namespace {
+
+ParallelTrainConfig short_run(const std::string& output) {
+    ParallelTrainConfig c;
+    c.steps = 40;
+    c.batch = 4;
+    c.sh_degree = 1;
+    c.sh_interval = 20;
+    c.extent = 2.0;
+    c.seed = 3;
+    c.adc.start = 5;
+    c.adc.interval = 10;
+    c.adc.stop = 30;
+    c.adc.grad_threshold = 2e-5;
+    c.adc.percent_dense = 0.05;
+    c.adc.min_opacity = 0.05;
+    c.adc.reset_every = 20;  // one reset, at step 20
+    c.checkpoint_every = 15;
+    c.output = output;
+    return c;
+}
+
+ParallelTrainResult train_on(int ranks, const test_data::Fixture& f, const ParallelTrainConfig& c) {
+    std::vector<BatchView> views;
+    for (std::size_t v = 0; v < f.cameras.size(); ++v) views.push_back({&f.cameras[v], &f.targets[v]});
+    ParallelTrainResult out;
+    run_in_process(ranks, [&](Communicator& comm) {
+        ParallelTrainResult r = train_gaussian_parallel(comm, f.start, views, c);
+        if (comm.rank() == 0) out = std::move(r);
+    });
+    return out;
+}
+
+TEST(ParallelTraining, OneMergedSceneWhateverTheRanks) {
+    const test_data::Fixture f(8);
+    test::TempDir dir;
+    const ParallelTrainResult one = train_on(1, f, short_run((dir / "r1").string()));
+    const ParallelTrainResult three = train_on(3, f, short_run((dir / "r3").string()));
+    std::printf("[parallel training] %zu → %zu Gaussians, loss %.4f → %.4f; shares at the end:",
+                f.start.size(), three.scene.size(), three.losses.front(), three.losses.back());
+    for (std::size_t s : three.share_sizes) std::printf(" %zu", s);
+    std::printf("\n");
+    EXPECT_GT(three.scene.size(), f.start.size());  // densified
+    // Learning before the opacity reset at step 20, the reset's jump, and the recovery after it.
+    ASSERT_EQ(three.losses.size(), 40u);
+    EXPECT_LT(three.losses[18], three.losses[0]);
+    EXPECT_GT(three.losses[20], 1.5 * three.losses[19]);
+    EXPECT_LT(three.losses.back(), three.losses[20]);
+    EXPECT_EQ(three.losses, one.losses);
+    // The same scene, written whole once: the two runs' files are the same bytes.
+    EXPECT_EQ(read_file((dir / "r3" / "scene.ply").string()), read_file((dir / "r1" / "scene.ply").string()));
+    const Scene written = read_ply((dir / "r3" / "scene.ply").string());
+    EXPECT_EQ(written.means, three.scene.means);
+    EXPECT_EQ(written.size(), three.scene.size());
+    // Rebalanced after each densification: the shares differ by one Gaussian at most.
+    ASSERT_EQ(three.share_sizes.size(), 3u);
+    const auto [lo, hi] = std::minmax_element(three.share_sizes.begin(), three.share_sizes.end());
+    EXPECT_LE(*hi - *lo, 1u);
+}
+
+TEST(ParallelTraining, EachCheckpointWritesTheMergedScene) {
+    const test_data::Fixture f(8);
+    test::TempDir dir;
+    ParallelTrainConfig c = short_run((dir / "run").string());
+    std::vector<long> steps;
+    c.after_checkpoint = [&](long step, const Scene& merged) {
+        steps.push_back(step);
+        // What is on disk now is the whole scene of this step, not one rank's share.
+        const Scene on_disk = read_ply((dir / "run" / "scene.ply").string());
+        EXPECT_EQ(on_disk.size(), merged.size()) << "step " << step;
+        EXPECT_EQ(on_disk.means, merged.means) << "step " << step;
+    };
+    train_on(4, f, c);
+    EXPECT_EQ(steps, (std::vector<long>{15, 30}));
+}
+
+}  // namespace
+}  // namespace radiant::distributed
