@@ -76,6 +76,44 @@ void local_bounds(const Scene& s, Vec3<double>& lo, Vec3<double>& hi) {
     }
 }
 
+// The (id, a row of each array) records of every buffer, read into `arrays` (resized to fit); their ids.
+std::vector<std::uint64_t> read_gaussians(const std::vector<Bytes>& in, int sh_degree,
+                                          std::initializer_list<Scene*> arrays) {
+    const std::size_t record = sizeof(std::uint64_t) + arrays.size() * sizeof(float) *
+                                                           (11 + 3 * std::size_t(sh_coeff_count(sh_degree)));
+    std::size_t total = 0;
+    for (const Bytes& b : in) {
+        RADIANT_CHECK(b.size() % record == 0, "a rank's message does not hold whole Gaussians");
+        total += b.size() / record;
+    }
+    for (Scene* s : arrays) {
+        s->sh_degree = sh_degree;
+        s->resize(total);
+    }
+    std::vector<std::uint64_t> ids;
+    std::size_t j = 0;
+    for (const Bytes& b : in) {
+        Reader r(b);
+        for (; !r.done(); ++j) {
+            ids.push_back(r.get<std::uint64_t>());
+            for (Scene* s : arrays) read_row(r, *s, j);
+        }
+    }
+    return ids;
+}
+
+// The order that sorts `ids`; an id twice is an error (a Gaussian held by two ranks).
+std::vector<std::size_t> id_order(const std::vector<std::uint64_t>& ids, const char* what) {
+    std::vector<std::size_t> order(ids.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ids[a] < ids[b]; });
+    for (std::size_t k = 1; k < order.size(); ++k)
+        if (ids[order[k]] == ids[order[k - 1]])
+            throw Error(std::string(what) + ": Gaussian id " + std::to_string(ids[order[k]]) +
+                        " is held by two ranks");
+    return order;
+}
+
 int owner_of(std::size_t position, std::size_t n, int ranks) {
     int r = 0;
     while (r + 1 < ranks && run_start(n, r + 1, ranks) <= position) ++r;
@@ -169,31 +207,13 @@ void rebalance(Communicator& comm, Share& share) {
     }
     const std::vector<Bytes> in = comm.all_to_all(std::move(out));
     Scene scene, m, v;
-    for (Scene* s : {&scene, &m, &v}) s->sh_degree = share.scene.sh_degree;
-    std::vector<std::uint64_t> ids;
-    const std::size_t row_bytes = sizeof(float) * (11 + 3 * std::size_t(scene.sh_coeffs()));
-    std::size_t total = 0;
-    for (const Bytes& b : in) total += b.size() / (sizeof(std::uint64_t) + 3 * row_bytes);
-    for (Scene* s : {&scene, &m, &v}) s->resize(total);
-    std::size_t j = 0;
-    for (const Bytes& b : in) {
-        Reader r(b);
-        for (; !r.done(); ++j) {
-            ids.push_back(r.get<std::uint64_t>());
-            read_row(r, scene, j);
-            read_row(r, m, j);
-            read_row(r, v, j);
-        }
-    }
-    RADIANT_CHECK(j == total, "rebalance: a rank's message does not hold whole Gaussians");
-    std::vector<std::size_t> order(total);
-    std::iota(order.begin(), order.end(), std::size_t(0));
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ids[a] < ids[b]; });
+    const std::vector<std::uint64_t> ids = read_gaussians(in, share.scene.sh_degree, {&scene, &m, &v});
+    const std::vector<std::size_t> order = id_order(ids, "rebalance");
     share.scene = permuted(scene, order);
     share.adam.m = permuted(m, order);
     share.adam.v = permuted(v, order);
-    share.ids.resize(total);
-    for (std::size_t k = 0; k < total; ++k) share.ids[k] = ids[order[k]];
+    share.ids.resize(ids.size());
+    for (std::size_t k = 0; k < ids.size(); ++k) share.ids[k] = ids[order[k]];
 }
 
 Scene merge(Communicator& comm, const Share& share, std::vector<std::uint64_t>* ids_out) {
@@ -203,31 +223,13 @@ Scene merge(Communicator& comm, const Share& share, std::vector<std::uint64_t>* 
         w.put(share.ids[i]);
         put_row(w, share.scene, i);
     }
-    const std::vector<Bytes> all = all_gather(comm, mine);
     Scene scene;
-    scene.sh_degree = share.scene.sh_degree;
-    const std::size_t row_bytes = sizeof(float) * (11 + 3 * std::size_t(scene.sh_coeffs()));
-    std::size_t total = 0;
-    for (const Bytes& b : all) total += b.size() / (sizeof(std::uint64_t) + row_bytes);
-    scene.resize(total);
-    std::vector<std::uint64_t> ids;
-    std::size_t j = 0;
-    for (const Bytes& b : all) {
-        Reader r(b);
-        for (; !r.done(); ++j) {
-            ids.push_back(r.get<std::uint64_t>());
-            read_row(r, scene, j);
-        }
-    }
-    std::vector<std::size_t> order(total);
-    std::iota(order.begin(), order.end(), std::size_t(0));
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ids[a] < ids[b]; });
-    for (std::size_t k = 1; k < total; ++k)
-        RADIANT_CHECK(ids[order[k]] != ids[order[k - 1]],
-                      "merge: Gaussian id " + std::to_string(ids[order[k]]) + " is held by two ranks");
+    const std::vector<std::uint64_t> ids =
+        read_gaussians(all_gather(comm, mine), share.scene.sh_degree, {&scene});
+    const std::vector<std::size_t> order = id_order(ids, "merge");
     if (ids_out) {
-        ids_out->resize(total);
-        for (std::size_t k = 0; k < total; ++k) (*ids_out)[k] = ids[order[k]];
+        ids_out->resize(ids.size());
+        for (std::size_t k = 0; k < ids.size(); ++k) (*ids_out)[k] = ids[order[k]];
     }
     return permuted(scene, order);
 }
