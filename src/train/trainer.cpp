@@ -510,17 +510,18 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
                 // 8-pixel tiles make at most 4× the pairs (measured 2.1–3.2×) at about 26 bytes each
                 // (bench/RESULTS.md): try them only where that fits beside what the run holds.
                 const MemoryUse m = backend->memory();
-                const bool small_fits = m.budget == 0 || m.held + 3 * last_pairs * 32 < m.budget;
+                const bool small_fits = m.budget == 0 || m.held + 4 * last_pairs * 26 < m.budget;
                 in.settings.tile_size = tiles.choose(in.camera->width / in.resolution_factor,
                                                      in.camera->height / in.resolution_factor, small_fits);
             }
             if (hooks.before_step) hooks.before_step(step, *backend);
             const auto step_start = std::chrono::steady_clock::now();
             const StepStats st = backend->step(in);
-            if (tune_tiles && in.settings.tile_size == 16) last_pairs = st.tile_pairs;
-            if (tune_tiles)
+            if (tune_tiles) {
                 tiles.record(
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count());
+                if (in.settings.tile_size == 16) last_pairs = st.tile_pairs;
+            }
             if (c.pose.enabled) {
                 pose_update(ck.poses, view, st.camera_rot, st.camera_trans, pose_lr(c.pose, step, c.steps),
                             ds.extent, c.pose);
