@@ -81,6 +81,7 @@ void for_each_field(TrainConfig& c, F&& f) {
     f("pose_lr", c.pose.lr);
     f("pose_lr_final", c.pose.lr_final);
     f("pose_reg", c.pose.reg);
+    f("pose_start", c.pose.start);
     f("lr_means_init", c.lr.means_init);
     f("lr_means_final", c.lr.means_final);
     f("lr_sh_dc", c.lr.sh_dc);
@@ -230,6 +231,7 @@ void validate(const TrainConfig& c) {
             "lr_means_init and lr_means_final must be positive (the rate decays between them exponentially)");
     if (!(c.pose.lr > 0 && c.pose.lr_final > 0 && std::isfinite(c.pose.lr) && std::isfinite(c.pose.lr_final)))
         fail("pose_lr and pose_lr_final must be positive (the rate decays between them exponentially)");
+    if (c.pose.start < 0) fail(fmt::format("pose_start {} must not be negative", c.pose.start));
     if (c.strategy != "default" && c.strategy != "mcmc")
         fail(fmt::format("strategy '{}' is not default or mcmc", c.strategy));
     if (c.sh_degree < 0 || c.sh_degree > 3) fail(fmt::format("sh_degree {} is not in 0..3", c.sh_degree));

@@ -96,7 +96,8 @@ void remove_common_motion(PoseState& s, const std::vector<const Camera*>& camera
 }
 
 double pose_lr(const PoseConfig& c, long step, long steps) {
-    const double f = steps > 1 ? std::clamp(double(step) / double(steps), 0.0, 1.0) : 1.0;
+    const long span = steps - c.start;
+    const double f = span > 1 ? std::clamp(double(step - c.start) / double(span), 0.0, 1.0) : 1.0;
     return c.lr * std::pow(c.lr_final / c.lr, f);
 }
 

@@ -487,10 +487,11 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
             StepInput in;
             in.camera = &ds.views[view].camera;
             Camera corrected;  // the view's camera with its learned pose correction (--pose-opt)
+            const bool pose_learns = c.pose.enabled && step > c.pose.start;
             if (c.pose.enabled) {
                 corrected = corrected_camera(ds.views[view].camera, ck.poses.delta[view]);
                 in.camera = &corrected;
-                in.camera_grads = true;
+                in.camera_grads = pose_learns;
             }
             in.image = view;
             in.settings = c.render;
@@ -522,7 +523,7 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count());
                 if (in.settings.tile_size == 16) last_pairs = st.tile_pairs;
             }
-            if (c.pose.enabled) {
+            if (pose_learns) {
                 pose_update(ck.poses, view, st.camera_rot, st.camera_trans, pose_lr(c.pose, step, c.steps),
                             ds.extent, c.pose);
                 remove_common_motion(ck.poses, given_cameras, train_ids);

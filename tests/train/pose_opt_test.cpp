@@ -99,6 +99,11 @@ TEST(PoseOpt, CorrectionMovesTheCameraFrameAndAdamDescends) {
     EXPECT_THROW(pose_update(s, 3, {}, {}, 1e-3, 1.0, pc), Error);
     EXPECT_NEAR(pose_lr(pc, 0, 100), pc.lr, 1e-15);
     EXPECT_NEAR(pose_lr(pc, 100, 100), pc.lr_final, 1e-15);
+    // With a delayed start the decay runs over the steps that learn.
+    PoseConfig late = pc;
+    late.start = 40;
+    EXPECT_NEAR(pose_lr(late, 41, 100), late.lr * std::pow(late.lr_final / late.lr, 1.0 / 60.0), 1e-15);
+    EXPECT_NEAR(pose_lr(late, 100, 100), late.lr_final, 1e-15);
 }
 
 // Corrections that all move their cameras by one world motion are the scene moving with them: removed. What
@@ -174,6 +179,11 @@ TEST(PoseOpt, CheckpointKeepsTheCorrectionsAndRefusesBadOnes) {
     t.pose.lr = 1e-3;
     t.pose.reg = -1;
     EXPECT_THROW(validate(t), Error);
+    t.pose.reg = 1e-6;
+    t.pose.start = -5;
+    EXPECT_THROW(validate(t), Error);
+    t.pose.start = 200;
+    EXPECT_NO_THROW(validate(t));
 }
 
 }  // namespace

@@ -22,6 +22,7 @@ struct PoseConfig {
     // the corrections away before the scene has formed; 3e-4 recovered the most.
     double lr = 3e-4, lr_final = 3e-5;
     double reg = 1e-6;  // weight decay (L2 on ω and τ / extent, gsplat's pose_opt_reg)
+    long start = 0;     // steps before the corrections start to learn (the rate decays over the rest)
 };
 
 struct PoseState {
