@@ -112,6 +112,65 @@ std::uint32_t read_ray_grad(Reader& r, std::vector<RayHitSums<float>>& sums) {
     return e.local;
 }
 
+// What a rendering rank received for one view: every rank's visible Gaussians and who sent each.
+struct Incoming {
+    std::vector<Projected2d> records;
+    std::vector<RayPart> ray;  // `ray` shading: one per record
+    std::vector<int> source;
+};
+
+// Renders one view from the Gaussians every rank sent, merged in global-id order (the order one process's
+// scene has, which fixes the order of equal depths), takes its loss and the raster backward, and sorts each
+// Gaussian's gradient into the list of the rank that owns it. Returns the view's tile pairs.
+std::size_t render_view(const Incoming& v, const BatchStepInput& in, std::size_t b,
+                        const RayCamera<float>* rays, double& loss, std::vector<std::vector<Grad2d>>& to,
+                        std::vector<std::vector<RayGrad>>& to_ray) {
+    const std::vector<Projected2d>& e = v.records;
+    std::vector<std::size_t> order(e.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return e[x].id < e[y].id; });
+    const Camera& cam = *in.views[b].camera;
+    ForwardResult<float> fwd;
+    fwd.grid = grid_of(cam, in.settings);
+    Projected<float>& p = fwd.projected;
+    for (std::size_t k : order) {
+        p.means2d.push_back(e[k].mean2d);
+        p.conics.push_back(e[k].conic);
+        p.depths.push_back(e[k].depth);
+        p.opacities.push_back(e[k].opacity);
+        p.extent_sq.push_back(e[k].extent_sq);
+        p.colours.push_back(e[k].colour);
+        p.tile_rects.push_back(e[k].rect);
+        p.radii.push_back(e[k].radius);
+    }
+    RayProjected<float> rp;
+    if (rays) {
+        for (std::size_t k : order) {
+            rp.means.push_back(v.ray[k].mean_cam);
+            rp.whitening.push_back(v.ray[k].whitening);
+            rp.bounds.push_back(v.ray[k].bounds);
+        }
+        cpu::bin_ray(p, rp, *rays, fwd.grid, fwd.lists);
+        cpu::raster_ray(p, rp, *rays, in.settings, fwd);
+    } else {
+        cpu::bin_and_sort(p, fwd.grid, in.settings, fwd.lists);
+        cpu::raster_fwd(p, fwd.lists, fwd.grid, in.settings, fwd);
+    }
+    Image<float> v_rgb;
+    loss = view_loss(fwd.rgb, in.views[b], in, v_rgb);
+    if (rays) {
+        const std::vector<RayHitSums<float>> sums = cpu::raster_bwd_ray(fwd, rp, *rays, v_rgb, in.settings);
+        for (std::size_t j = 0; j < order.size(); ++j)
+            to_ray[std::size_t(v.source[order[j]])].push_back({e[order[j]].local, sums[j]});
+    } else {
+        const RasterGrads<float> rg = cpu::raster_bwd(fwd, v_rgb, in.settings);
+        for (std::size_t j = 0; j < order.size(); ++j)
+            to[std::size_t(v.source[order[j]])].push_back(
+                {e[order[j]].local, rg.v_means2d[j], rg.v_conics[j], rg.v_colours[j], rg.v_opacities[j]});
+    }
+    return fwd.lists.pairs();
+}
+
 }  // namespace
 
 BatchStepResult batch_step(Communicator& comm, Share& share, const BatchStepInput& in, DensifyStats* stats) {
@@ -155,11 +214,8 @@ BatchStepResult batch_step(Communicator& comm, Share& share, const BatchStepInpu
     }
     const std::vector<Bytes> arrived = comm.all_to_all(std::move(out));
 
-    // 2. Render this rank's views from every rank's Gaussians, in global-id order (the order one rank's
-    //    scene has, which fixes the order of equal depths), then the loss and the raster backward.
-    std::vector<std::vector<Projected2d>> incoming(views);
-    std::vector<std::vector<RayPart>> incoming_ray(views);
-    std::vector<std::vector<int>> source(views);
+    // 2. Render this rank's views from every rank's Gaussians, then the loss and the raster backward.
+    std::vector<Incoming> incoming(views);
     for (int s = 0; s < ranks; ++s) {
         Reader r(arrived[std::size_t(s)]);
         while (!r.done()) {
@@ -167,72 +223,28 @@ BatchStepResult batch_step(Communicator& comm, Share& share, const BatchStepInpu
             const auto count = std::size_t(r.get<std::uint64_t>());
             RADIANT_CHECK(b < views && renderer_of(in, b, ranks) == me,
                           "a rank sent a view this rank does not render");
-            const std::size_t at = incoming[b].size();
-            incoming[b].resize(at + count);
-            r.get(incoming[b].data() + at, count);
+            Incoming& v = incoming[b];
+            const std::size_t at = v.records.size();
+            v.records.resize(at + count);
+            r.get(v.records.data() + at, count);
             if (ray) {
-                incoming_ray[b].resize(at + count);
-                r.get(incoming_ray[b].data() + at, count);
+                v.ray.resize(at + count);
+                r.get(v.ray.data() + at, count);
             }
-            source[b].resize(at + count, s);
+            v.source.resize(at + count, s);
         }
     }
     std::vector<double> sums(2 * views, 0.0);  // each view's loss, then its tile pairs
-    double* losses = sums.data();
-    double* pairs = sums.data() + views;
     std::vector<Bytes> back(static_cast<std::size_t>(ranks));
     for (std::size_t b = 0; b < views; ++b) {
         if (renderer_of(in, b, ranks) != me) continue;
-        const std::vector<Projected2d>& e = incoming[b];
-        std::vector<std::size_t> order(e.size());
-        for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-        std::sort(order.begin(), order.end(),
-                  [&](std::size_t x, std::size_t y) { return e[x].id < e[y].id; });
-        const Camera& cam = *in.views[b].camera;
-        ForwardResult<float> fwd;
-        fwd.grid = grid_of(cam, in.settings);
-        Projected<float>& p = fwd.projected;
-        for (std::size_t k : order) {
-            p.means2d.push_back(e[k].mean2d);
-            p.conics.push_back(e[k].conic);
-            p.depths.push_back(e[k].depth);
-            p.opacities.push_back(e[k].opacity);
-            p.extent_sq.push_back(e[k].extent_sq);
-            p.colours.push_back(e[k].colour);
-            p.tile_rects.push_back(e[k].rect);
-            p.radii.push_back(e[k].radius);
-        }
-        RayProjected<float> rp;
-        if (ray) {
-            for (std::size_t k : order) {
-                rp.means.push_back(incoming_ray[b][k].mean_cam);
-                rp.whitening.push_back(incoming_ray[b][k].whitening);
-                rp.bounds.push_back(incoming_ray[b][k].bounds);
-            }
-            cpu::bin_ray(p, rp, rays[b], fwd.grid, fwd.lists);
-            cpu::raster_ray(p, rp, rays[b], in.settings, fwd);
-        } else {
-            cpu::bin_and_sort(p, fwd.grid, in.settings, fwd.lists);
-            cpu::raster_fwd(p, fwd.lists, fwd.grid, in.settings, fwd);
-        }
-        result.rendered_pairs += fwd.lists.pairs();
-        pairs[b] = double(fwd.lists.pairs());
-        Image<float> v_rgb;
-        losses[b] = view_loss(fwd.rgb, in.views[b], in, v_rgb);
-        // Back to the owners: each one's Gaussians of this view, as one block.
         std::vector<std::vector<Grad2d>> to(static_cast<std::size_t>(ranks));
         std::vector<std::vector<RayGrad>> to_ray(static_cast<std::size_t>(ranks));
-        if (ray) {
-            const std::vector<RayHitSums<float>> sums =
-                cpu::raster_bwd_ray(fwd, rp, rays[b], v_rgb, in.settings);
-            for (std::size_t j = 0; j < order.size(); ++j)
-                to_ray[std::size_t(source[b][order[j]])].push_back({e[order[j]].local, sums[j]});
-        } else {
-            const RasterGrads<float> rg = cpu::raster_bwd(fwd, v_rgb, in.settings);
-            for (std::size_t j = 0; j < order.size(); ++j)
-                to[std::size_t(source[b][order[j]])].push_back(
-                    {e[order[j]].local, rg.v_means2d[j], rg.v_conics[j], rg.v_colours[j], rg.v_opacities[j]});
-        }
+        const std::size_t pairs =
+            render_view(incoming[b], in, b, ray ? &rays[b] : nullptr, sums[b], to, to_ray);
+        result.rendered_pairs += pairs;
+        sums[views + b] = double(pairs);
+        // Back to the owners: each one's Gaussians of this view, as one block.
         for (int s = 0; s < ranks; ++s) {
             Writer w(back[std::size_t(s)]);
             w.put(std::uint64_t(b));
