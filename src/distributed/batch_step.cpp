@@ -71,17 +71,11 @@ void add(SceneGrads& total, const SceneGrads& g) {
     sum(total.sh, g.sh);
 }
 
-// The CPU backend's sums: over the views a Gaussian was visible in, its mean-2D gradient norm and count,
-// and its largest footprint radius.
+// The CPU backend's sums (DensifyStats::add_view), sized to the share when it is new or has changed.
 void add_stats(DensifyStats* stats, const SceneGrads& g, const std::vector<std::int32_t>& radii) {
     if (stats == nullptr) return;
     if (stats->grad_accum.size() != g.size()) stats->reset(g.size());
-    for (std::size_t i = 0; i < g.size(); ++i) {
-        if (!g.visible[i]) continue;
-        stats->grad_accum[i] += g.mean2d_grad_norms[i];
-        stats->denom[i] += 1;
-        stats->max_radii[i] = std::max(stats->max_radii[i], float(radii[i]));
-    }
+    stats->add_view(g, radii);
 }
 
 // The loss of a render and ∂(batch loss)/∂render: each view weighs 1/B in the batch's mean.

@@ -110,14 +110,7 @@ class CpuBackend final : public Backend {
                 }
             }
         }
-        DensifyStats& st = state_.stats;
-        for (std::size_t i = 0; i < n; ++i) {
-            if (!g.visible[i]) continue;
-            ++out.visible;
-            st.grad_accum[i] += g.mean2d_grad_norms[i];
-            st.denom[i] += 1;
-            st.max_radii[i] = std::max(st.max_radii[i], float(fwd.projected.radii[i]));
-        }
+        out.visible += state_.stats.add_view(g, fwd.projected.radii);
         const AdamReport r = adam_step(p, g, state_.adam, in.lr, in.adam);
         out.non_finite_grads = r.non_finite_grads;
         out.rejected_updates = r.rejected_updates;

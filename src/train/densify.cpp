@@ -20,6 +20,20 @@ void DensifyStats::reset(std::size_t n) {
     max_radii.assign(n, 0.f);
 }
 
+std::size_t DensifyStats::add_view(const SceneGrads& g, const std::vector<std::int32_t>& radii) {
+    RADIANT_CHECK(g.size() == grad_accum.size() && radii.size() == grad_accum.size(),
+                  "densify statistics, gradients and radii disagree on the Gaussian count");
+    std::size_t visible = 0;
+    for (std::size_t i = 0; i < grad_accum.size(); ++i) {
+        if (!g.visible[i]) continue;
+        ++visible;
+        grad_accum[i] += g.mean2d_grad_norms[i];
+        denom[i] += 1;
+        max_radii[i] = std::max(max_radii[i], float(radii[i]));
+    }
+    return visible;
+}
+
 namespace {
 
 // Copies Gaussian `from` of `src` to the end of `dst` (all five arrays).

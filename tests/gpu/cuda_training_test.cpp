@@ -42,6 +42,19 @@ Image<std::uint8_t> random_u8(std::uint32_t seed, int w, int h) {
     return im;
 }
 
+// A random scene of 3000 Gaussians at SH degree 1, with fresh Adam moments and densification statistics:
+// the state the backend-against-backend step tests load into both backends.
+TrainState random_train_state(std::uint32_t seed) {
+    test::RandomSceneOptions o;
+    o.count = 3000;
+    o.sh_degree = 1;
+    TrainState s;
+    s.params = test::random_scene(seed, o);
+    s.adam.reset_like(s.params);
+    s.stats.reset(s.params.size());
+    return s;
+}
+
 // A render near the target (as in training), so SSIM is in its working range.
 Image<float> near(const Image<std::uint8_t>& t, std::uint32_t seed) {
     std::mt19937 rng(seed);
@@ -101,13 +114,7 @@ TEST(CudaAppearance, StepsMatchTheCpuBackend) {
     REQUIRE_GPU();
     for (AppearanceModel model : {AppearanceModel::exposure, AppearanceModel::bilateral})
         for (auto [w, h] : {std::pair{320, 256}, std::pair{97, 61}}) {
-            test::RandomSceneOptions o;
-            o.count = 3000;
-            o.sh_degree = 1;
-            TrainState s;
-            s.params = test::random_scene(11, o);
-            s.adam.reset_like(s.params);
-            s.stats.reset(s.params.size());
+            TrainState s = random_train_state(11);
             s.appearance = AppearanceState::identity(model, 2);
             std::mt19937 rng(5);
             std::uniform_real_distribution<float> jitter(-0.05f, 0.05f);
@@ -165,13 +172,7 @@ TEST(CudaAppearance, StepsMatchTheCpuBackend) {
 // CUDA step reduces the image on the device as the CPU backend does on the host.
 TEST(CudaTraining, ReducedResolutionStepsMatchTheCpuBackend) {
     REQUIRE_GPU();
-    test::RandomSceneOptions o;
-    o.count = 3000;
-    o.sh_degree = 1;
-    TrainState s;
-    s.params = test::random_scene(12, o);
-    s.adam.reset_like(s.params);
-    s.stats.reset(s.params.size());
+    TrainState s = random_train_state(12);
     const Camera cam = test::random_camera(8, 161, 97);
     std::vector<TargetImage> images(2);
     images[0].rgb = random_u8(3, 161, 97);
@@ -212,13 +213,7 @@ TEST(CudaTraining, ReducedResolutionStepsMatchTheCpuBackend) {
 // equals the CPU backend's, for both shading models.
 TEST(CudaTraining, CameraPoseGradientsMatchTheCpuBackend) {
     REQUIRE_GPU();
-    test::RandomSceneOptions o;
-    o.count = 3000;
-    o.sh_degree = 1;
-    TrainState s;
-    s.params = test::random_scene(14, o);
-    s.adam.reset_like(s.params);
-    s.stats.reset(s.params.size());
+    TrainState s = random_train_state(14);
     const Camera cam = test::random_camera(9, 160, 112);
     std::vector<TargetImage> images(1);
     images[0].rgb = random_u8(5, 160, 112);

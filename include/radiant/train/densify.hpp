@@ -23,6 +23,9 @@ struct DensifyStats {
     std::vector<std::int32_t> denom;  // visible steps
     std::vector<float> max_radii;     // largest footprint radius in pixels
     void reset(std::size_t n);
+    // One view's share: for each Gaussian visible in it, its mean-2D gradient norm, one more view, and its
+    // footprint radius there (the view's projection). Returns how many were visible.
+    std::size_t add_view(const SceneGrads& grads, const std::vector<std::int32_t>& radii);
 };
 
 struct DensifyPlan {
