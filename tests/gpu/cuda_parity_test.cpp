@@ -212,7 +212,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"tile8_ray_opencv", false, 2000, 3, 160, 120, TraceMode::replay, Shading::ray,
                            CameraModel::opencv, false, 8},
                       Case{"tile8_antialiased_bench_n50k", true, 50000, 3, 480, 270, TraceMode::replay,
-                           Shading::ewa, CameraModel::pinhole, true, 8}),
+                           Shading::ewa, CameraModel::pinhole, true, 8},
+                      // over 65,536 tiles: the pair sort's 4-byte tile keys (2-byte below)
+                      Case{"tile8_wide_keys_2112x2112", false, 3000, 1, 2112, 2112, TraceMode::replay,
+                           Shading::ewa, CameraModel::pinhole, false, 8}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(CudaAdam, MatchesTheCpuOptimizerToFloatRounding) {

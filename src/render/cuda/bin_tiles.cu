@@ -16,13 +16,14 @@ __global__ void gather_counts_kernel(GatherCountsArgs a) {
     if (i < a.n) a.counts_in_order[i] = a.tiles_touched[a.order[i]];
 }
 
-// One thread per Gaussian, taken in depth order (large footprints walked by the warp together, as the
-// projection counted them): writes its tile ids at its prefix-sum offset, so that the stable sort by tile
-// leaves each tile's pairs by (depth, index), as the CPU reference's sort by (key, gid).
-__global__ void bin_tiles_kernel(BinArgs a) {
+// One thread per Gaussian, taken in depth order: lists its tiles at its prefix-sum offset, from the mask the
+// projection kept (large rects walked by the warp again, as the projection counted them), so that the stable
+// sort by tile leaves each tile's pairs by (depth, index), as the CPU reference's sort by (key, gid).
+template <class Key>
+__global__ void bin_tiles_kernel(BinArgs a, Key* keys) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     Footprint<float> f{};
-    std::uint32_t g = 0, base = 0;
+    std::uint32_t g = 0, base = 0, mask = 0;
     bool valid = false;
     if (i < a.n) {
         g = a.order[i];
@@ -30,23 +31,29 @@ __global__ void bin_tiles_kernel(BinArgs a) {
         f.rect = {r.x, r.y, r.z, r.w};  // (x0, y0, x1, y1)
         valid = !f.rect.empty();
         if (valid) {
-            f.mean2d = {a.means2d[g].x, a.means2d[g].y};
-            const float4 co = a.conic_opacity[g];
-            f.conic = {co.x, co.y, co.z};
-            f.extent_sq = a.extent_sq[g];
             base = a.offsets[i];
+            if (f.rect.count() <= kMaskTiles) {
+                mask = a.tile_masks[g];
+            } else {
+                f.mean2d = {a.means2d[g].x, a.means2d[g].y};
+                const float4 co = a.conic_opacity[g];
+                f.conic = {co.x, co.y, co.z};
+                f.extent_sq = a.extent_sq[g];
+            }
         }
     }
-    warp_walk_touched_tiles(valid, f, a.tile_size, a.tiles_x, a.width, a.height, base, g,
-                            [&](std::uint32_t pos, int tile, std::uint32_t gid) {
-                                a.isect_keys[pos] = std::uint32_t(tile);
-                                a.isect_gids[pos] = gid;
-                            });
+    const auto store = [&](std::uint32_t pos, int tile, std::uint32_t gid) {
+        keys[pos] = Key(tile);
+        a.isect_gids[pos] = gid;
+    };
+    warp_emit_masked_tiles(mask, f.rect, a.tiles_x, base, g, store);
+    warp_walk_large_rects(valid, f, a.tile_size, a.tiles_x, a.width, a.height, base, g, store);
 }
 
 // The `ray` model's binning, as bin_tiles_kernel: the tiles of its rect whose own bounds meet the
 // silhouette (the walk project_ray_fwd_kernel counted).
-__global__ void bin_ray_tiles_kernel(BinRayArgs a) {
+template <class Key>
+__global__ void bin_ray_tiles_kernel(BinRayArgs a, Key* keys) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= a.n) return;
     const int g = int(a.order[i]);
@@ -62,19 +69,20 @@ __global__ void bin_ray_tiles_kernel(BinRayArgs a) {
     std::uint32_t pos = a.offsets[i];
     for_each_ray_tile(bounds, TileRect{r.x, r.y, r.z, r.w}, reinterpret_cast<const float*>(a.tile_bounds),
                       a.tiles_x, [&](int tile) {
-                          a.isect_keys[pos] = std::uint32_t(tile);
+                          keys[pos] = Key(tile);
                           a.isect_gids[pos] = std::uint32_t(g);
                           ++pos;
                       });
 }
 
 // One thread per sorted pair: marks where each tile's run starts and ends.
-__global__ void tile_ranges_kernel(TileRangeArgs a) {
+template <class Key>
+__global__ void tile_ranges_kernel(TileRangeArgs a, const Key* keys) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= a.pairs) return;
-    const std::uint32_t tile = a.sorted_keys[i];
-    if (i == 0 || a.sorted_keys[i - 1] != tile) a.tile_ranges[tile].x = std::uint32_t(i);
-    if (i + 1 == a.pairs || a.sorted_keys[i + 1] != tile) a.tile_ranges[tile].y = std::uint32_t(i + 1);
+    const Key tile = keys[i];
+    if (i == 0 || keys[i - 1] != tile) a.tile_ranges[tile].x = std::uint32_t(i);
+    if (i + 1 == a.pairs || keys[i + 1] != tile) a.tile_ranges[tile].y = std::uint32_t(i + 1);
 }
 
 __global__ void alpha_from_transmittance_kernel(const float* final_T, float* alpha, std::size_t pixels) {
@@ -105,19 +113,34 @@ void launch_gather_counts(const GatherCountsArgs& a, cudaStream_t stream) {
 
 void launch_bin_tiles(const BinArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;
-    bin_tiles_kernel<<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(a);
+    if (a.short_keys)
+        bin_tiles_kernel<<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(
+            a, static_cast<std::uint16_t*>(a.isect_keys));
+    else
+        bin_tiles_kernel<<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(
+            a, static_cast<std::uint32_t*>(a.isect_keys));
     RADIANT_CUDA_CHECK_LAUNCH("bin_tiles_kernel");
 }
 
 void launch_bin_ray_tiles(const BinRayArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;
-    bin_ray_tiles_kernel<<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(a);
+    if (a.short_keys)
+        bin_ray_tiles_kernel<<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(
+            a, static_cast<std::uint16_t*>(a.isect_keys));
+    else
+        bin_ray_tiles_kernel<<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(
+            a, static_cast<std::uint32_t*>(a.isect_keys));
     RADIANT_CUDA_CHECK_LAUNCH("bin_ray_tiles_kernel");
 }
 
 void launch_tile_ranges(const TileRangeArgs& a, cudaStream_t stream) {
     if (a.pairs == 0) return;
-    tile_ranges_kernel<<<blocks_for(a.pairs), kBlock1d, 0, stream>>>(a);
+    if (a.short_keys)
+        tile_ranges_kernel<<<blocks_for(a.pairs), kBlock1d, 0, stream>>>(
+            a, static_cast<const std::uint16_t*>(a.sorted_keys));
+    else
+        tile_ranges_kernel<<<blocks_for(a.pairs), kBlock1d, 0, stream>>>(
+            a, static_cast<const std::uint32_t*>(a.sorted_keys));
     RADIANT_CUDA_CHECK_LAUNCH("tile_ranges_kernel");
 }
 

@@ -1,5 +1,4 @@
 #include "camera_grads.cuh"
-#include "radiant/core/densify_rules.hpp"
 #include "radiant/render/cuda/cuda_check.hpp"
 #include "stages.hpp"
 
@@ -15,20 +14,10 @@ __device__ __forceinline__ void gaussian_bwd(const ProjectBwdArgs& a, int g, Cam
     for (int i = 0; i < 3 * kMaxShCoeffs; ++i) v_sh[i] = 0.f;
     GaussianGrads<float> r{};
     float norm = 0.f;
-    if (a.radii[g] > 0) {
+    if (a.fp.radii[g] > 0) {
         float sh[3 * kMaxShCoeffs];
         const GaussianParams<float> p = load_gaussian(a, g, sh);
-        Footprint<float> f{};
-        const float4 co = a.conic_opacity[g];
-        f.conic = {co.x, co.y, co.z};
-        f.opacity = co.w;
-        FootprintGrads<float> v;
-        v.v_mean2d = {a.v_means2d[g].x, a.v_means2d[g].y};
-        v.v_conic = {a.v_conics[3 * g], a.v_conics[3 * g + 1], a.v_conics[3 * g + 2]};
-        v.v_colour = {a.v_colours[3 * g], a.v_colours[3 * g + 1], a.v_colours[3 * g + 2]};
-        v.v_opacity = a.v_opacities[g];
-        r = project_ewa_gaussian_vjp(p, a.ps, f, v, v_sh, cam);
-        norm = mean2d_grad_norm(v.v_mean2d, a.ps.cam.width, a.ps.cam.height);
+        r = ewa_gaussian_bwd(a.fp, p, g, v_sh, cam, norm);
     }
     store_gaussian_grads(a, g, r, v_sh, norm);
 }

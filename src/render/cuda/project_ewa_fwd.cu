@@ -5,9 +5,10 @@
 namespace radiant::cuda {
 namespace {
 
-// One thread per Gaussian: the shared core projection, then the exact count of tiles it touches (walked with
-// the warp's help for large footprints). Reads the parameters; writes every per-Gaussian output (culled
-// Gaussians: radius 0, no tiles).
+// One thread per Gaussian: the shared core projection, then the tiles it touches, tested by the warp together
+// (warp_tiles.cuh): their count, and for rects of up to kMaskTiles tiles their mask, which binning lists
+// without testing again. Reads the parameters; writes every per-Gaussian output (culled Gaussians: radius 0,
+// no tiles).
 __global__ void project_ewa_fwd_kernel(ProjectFwdArgs a) {
     const int g = blockIdx.x * blockDim.x + threadIdx.x;
     Footprint<float> f{};
@@ -19,12 +20,14 @@ __global__ void project_ewa_fwd_kernel(ProjectFwdArgs a) {
         if (!visible) {
             a.radii[g] = 0;
             a.tiles_touched[g] = 0;
+            a.tile_masks[g] = 0;
             a.tile_rects[g] = make_int4(0, 0, 0, 0);
         }
     }
-    const int touched =
-        warp_walk_touched_tiles(visible, f, a.ps.tile_size, a.tiles_x, a.ps.cam.width, a.ps.cam.height, 0, 0,
-                                [](std::uint32_t, int, std::uint32_t) {});
+    const int width = a.ps.cam.width, height = a.ps.cam.height;
+    const unsigned mask = warp_touched_tile_masks(visible, f, a.ps.tile_size, width, height);
+    const int large = warp_walk_large_rects(visible, f, a.ps.tile_size, a.tiles_x, width, height, 0, 0,
+                                            [](std::uint32_t, int, std::uint32_t) {});
     if (!visible) return;
     a.means2d[g] = make_float2(f.mean2d.x, f.mean2d.y);
     a.conic_opacity[g] = make_float4(f.conic.a, f.conic.b, f.conic.c, f.opacity);
@@ -35,7 +38,8 @@ __global__ void project_ewa_fwd_kernel(ProjectFwdArgs a) {
     a.colours[3 * g + 2] = f.colour.z;
     a.tile_rects[g] = make_int4(f.rect.x0, f.rect.y0, f.rect.x1, f.rect.y1);
     a.radii[g] = f.radius;  // as the CPU reference: visible when its box holds a pixel centre
-    a.tiles_touched[g] = std::uint32_t(touched);
+    a.tiles_touched[g] = std::uint32_t(f.rect.count() <= kMaskTiles ? __popc(mask) : large);
+    a.tile_masks[g] = mask;
 }
 
 }  // namespace

@@ -49,6 +49,7 @@ Rasterizer::Rasterizer(MemoryCounter* c) : counter_(c), raster_args_(std::make_u
     tile_rects_.set_counter(c);
     radii_.set_counter(c);
     tiles_touched_.set_counter(c);
+    tile_masks_.set_counter(c);
     offsets_.set_counter(c);
     for (auto* b : {&depth_keys_sorted_, &index_, &order_, &counts_in_order_}) b->set_counter(c);
     keys_.set_counter(c);
@@ -121,6 +122,8 @@ void Rasterizer::project_ewa(const DeviceSceneView& scene, const Camera& camera,
     p.tile_rects = tile_rects_.data();
     p.radii = radii_.data();
     p.tiles_touched = tiles_touched_.data();
+    tile_masks_.resize_discard(n);
+    p.tile_masks = tile_masks_.data();
     launch_project_ewa_fwd(p, stream);
 }
 
@@ -181,7 +184,18 @@ void Rasterizer::project_ray(const DeviceSceneView& scene, const Camera& camera,
     launch_project_ray_fwd(p, stream);
 }
 
-void Rasterizer::bin(const RenderSettings& settings, cudaStream_t stream) {
+template <class Key>
+void Rasterizer::sort_pairs(Key* keys, Key* keys_sorted, int end_bit, cudaStream_t stream) {
+    std::size_t sort_bytes = 0;
+    RADIANT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys, keys_sorted, gids_.data(),
+                                                       gids_sorted_.data(), pairs_, 0, end_bit, stream));
+    scratch_.resize_discard(std::max(scratch_.size(), sort_bytes));
+    RADIANT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch_.data(), sort_bytes, keys, keys_sorted,
+                                                       gids_.data(), gids_sorted_.data(), pairs_, 0, end_bit,
+                                                       stream));
+}
+
+void Rasterizer::bin(const RenderSettings& settings, bool short_keys, cudaStream_t stream) {
     const int n = int(means_count_);
     if (settings.shading == Shading::ray) {
         BinRayArgs b{};
@@ -193,6 +207,7 @@ void Rasterizer::bin(const RenderSettings& settings, cudaStream_t stream) {
         b.tile_bounds = tile_bounds_.data();
         b.offsets = offsets_.data();
         b.isect_keys = keys_.data();
+        b.short_keys = short_keys;
         b.isect_gids = gids_.data();
         launch_bin_ray_tiles(b, stream);
         return;
@@ -208,8 +223,10 @@ void Rasterizer::bin(const RenderSettings& settings, cudaStream_t stream) {
     b.extent_sq = extent_sq_.data();
     b.order = order_.data();
     b.tile_rects = tile_rects_.data();
+    b.tile_masks = tile_masks_.data();
     b.offsets = offsets_.data();
     b.isect_keys = keys_.data();
+    b.short_keys = short_keys;
     b.isect_gids = gids_.data();
     launch_bin_tiles(b, stream);
 }
@@ -299,28 +316,27 @@ std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& came
         RADIANT_CUDA_CHECK(cudaStreamSynchronize(stream));
         pairs_ = std::size_t(pinned_count_[0]) + std::size_t(pinned_count_[1]);
     }
-    keys_.resize_discard(pairs_);
-    keys_sorted_.resize_discard(pairs_);
+    // 2-byte tile keys live in the 4-byte key buffers, half of each used.
+    const bool short_keys = short_tile_keys(tiles);
+    keys_.resize_discard(short_keys ? (pairs_ + 1) / 2 : pairs_);
+    keys_sorted_.resize_discard(short_keys ? (pairs_ + 1) / 2 : pairs_);
     gids_.resize_discard(pairs_);
     gids_sorted_.resize_discard(pairs_);
-    bin(settings, stream);
+    bin(settings, short_keys, stream);
     if (timer) timer->mark(Stage::bin, stream);
 
     // Binning took the Gaussians in depth order: a stable sort on the tile bits alone.
     if (pairs_ > 0) {
         const int end_bit = std::max(1, bits_for(std::uint32_t(tiles - 1)));
-        std::size_t sort_bytes = 0;
-        RADIANT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, keys_.data(),
-                                                           keys_sorted_.data(), gids_.data(),
-                                                           gids_sorted_.data(), pairs_, 0, end_bit, stream));
-        scratch_.resize_discard(std::max(scratch_.size(), sort_bytes));
-        RADIANT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch_.data(), sort_bytes, keys_.data(),
-                                                           keys_sorted_.data(), gids_.data(),
-                                                           gids_sorted_.data(), pairs_, 0, end_bit, stream));
+        if (short_keys)
+            sort_pairs(reinterpret_cast<std::uint16_t*>(keys_.data()),
+                       reinterpret_cast<std::uint16_t*>(keys_sorted_.data()), end_bit, stream);
+        else
+            sort_pairs(keys_.data(), keys_sorted_.data(), end_bit, stream);
     }
     tile_ranges_.resize_discard(tiles);
     tile_ranges_.zero(stream);
-    launch_tile_ranges({pairs_, keys_sorted_.data(), tile_ranges_.data()}, stream);
+    launch_tile_ranges({pairs_, keys_sorted_.data(), short_keys, tile_ranges_.data()}, stream);
     if (timer) timer->mark(Stage::sort, stream);
 
     const int stride = settings.trace_mode == TraceMode::trace ? settings.max_splat_steps : 0;
@@ -378,9 +394,15 @@ std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& came
 
 void Rasterizer::backward(const DeviceSceneView& scene, const float* v_rgb, DeviceGradsView out,
                           cudaStream_t stream, StageTimer* timer) {
-    const std::size_t n = std::size_t(scene.n);
-    RADIANT_CHECK(means_count_ == n && radii_.size() == n,
+    RADIANT_CHECK(means_count_ == std::size_t(scene.n),
                   "Rasterizer::backward: run forward on this scene first");
+    backward_footprints(v_rgb, stream, timer);
+    backward_geometry(scene, out, stream, timer);
+}
+
+void Rasterizer::backward_footprints(const float* v_rgb, cudaStream_t stream, StageTimer* timer) {
+    const std::size_t n = means_count_;
+    RADIANT_CHECK(radii_.size() == n, "Rasterizer::backward: run forward first");
     const bool ray = settings_.shading == Shading::ray;
     RasterBwdArgs r{};
     r.fwd = *raster_args_;
@@ -407,12 +429,30 @@ void Rasterizer::backward(const DeviceSceneView& scene, const float* v_rgb, Devi
     }
     launch_raster_bwd(r, stream);
     if (timer) timer->mark(Stage::backward, stream);
+}
 
-    const ProjectSettings<float> ps = project_settings<float>(camera_, settings_, scene.sh_degree);
-    if (ray) {
+EwaFootprintGrads Rasterizer::ewa_footprint_grads(int scene_degree) const {
+    RADIANT_CHECK(settings_.shading == Shading::ewa && v_means2d_.size() == means_count_,
+                  "Rasterizer: no ewa footprint gradients (run an ewa forward and backward_footprints)");
+    EwaFootprintGrads g;
+    g.ps = project_settings<float>(camera_, settings_, scene_degree);
+    g.conic_opacity = conic_opacity_.data();
+    g.radii = radii_.data();
+    g.v_means2d = v_means2d_.data();
+    g.v_conics = v_conics_.data();
+    g.v_colours = v_colours_.data();
+    g.v_opacities = v_opacities_.data();
+    return g;
+}
+
+void Rasterizer::backward_geometry(const DeviceSceneView& scene, DeviceGradsView out, cudaStream_t stream,
+                                   StageTimer* timer) {
+    RADIANT_CHECK(means_count_ == std::size_t(scene.n),
+                  "Rasterizer::backward: run forward on this scene first");
+    if (settings_.shading == Shading::ray) {
         ProjectRayBwdArgs g{};
         fill_scene_args(scene, g);
-        g.ps = ps;
+        g.ps = project_settings<float>(camera_, settings_, scene.sh_degree);
         g.radii = radii_.data();
         g.mean_opacity = ray_mean_opacity_.data();
         g.v_ray = v_ray_.data();
@@ -421,13 +461,7 @@ void Rasterizer::backward(const DeviceSceneView& scene, const float* v_rgb, Devi
     } else {
         ProjectBwdArgs g{};
         fill_scene_args(scene, g);
-        g.ps = ps;
-        g.conic_opacity = conic_opacity_.data();
-        g.radii = radii_.data();
-        g.v_means2d = v_means2d_.data();
-        g.v_conics = v_conics_.data();
-        g.v_colours = v_colours_.data();
-        g.v_opacities = v_opacities_.data();
+        g.fp = ewa_footprint_grads(scene.sh_degree);
         fill_grads_args(out, g);
         launch_project_ewa_bwd(g, stream);
     }

@@ -9,6 +9,7 @@
 #include "radiant/core/distortion.hpp"
 #include "radiant/core/project.hpp"
 #include "radiant/core/render_settings.hpp"
+#include "radiant/render/cuda/gaussian_access.cuh"
 
 namespace radiant::cuda {
 
@@ -26,6 +27,7 @@ struct ProjectFwdArgs {
     int4* tile_rects;
     int* radii;
     std::uint32_t* tiles_touched;
+    std::uint32_t* tile_masks;  // touched tiles of rects up to kMaskTiles tiles (warp_tiles.cuh)
 };
 void launch_project_ewa_fwd(const ProjectFwdArgs& a, cudaStream_t stream);
 
@@ -35,10 +37,12 @@ struct BinArgs {
     const float4* conic_opacity;
     const float* extent_sq;
     const int4* tile_rects;
+    const std::uint32_t* tile_masks;
     const std::uint32_t* order;    // [N] Gaussians by depth (see launch_gather_counts)
     const std::uint32_t* offsets;  // [N] exclusive prefix sum of tiles_touched in that order
-    std::uint32_t* isect_keys;     // [P] tile id
-    std::uint32_t* isect_gids;     // [P]
+    void* isect_keys;              // [P] tile id, 2-byte where short_keys (see TileKeys), else 4-byte
+    bool short_keys = false;
+    std::uint32_t* isect_gids;  // [P]
 };
 void launch_bin_tiles(const BinArgs& a, cudaStream_t stream);
 
@@ -96,15 +100,23 @@ struct BinRayArgs {
     const float4* tile_bounds;
     const std::uint32_t* order;  // as BinArgs
     const std::uint32_t* offsets;
-    std::uint32_t* isect_keys;
+    void* isect_keys;  // as BinArgs
+    bool short_keys = false;
     std::uint32_t* isect_gids;
 };
 void launch_bin_ray_tiles(const BinRayArgs& a, cudaStream_t stream);
 
+// Tile ids are sorted as 2-byte keys when the grid has at most 65,536 tiles (up to 2048×2048 pixels at
+// 8-pixel tiles): a quarter less memory traffic per radix pass than 4-byte keys, the pair sort's floor.
+inline bool short_tile_keys(std::size_t tiles) {
+    return tiles <= 65536;
+}
+
 struct TileRangeArgs {
     std::size_t pairs = 0;
-    const std::uint32_t* sorted_keys;  // tile ids
-    uint2* tile_ranges;                // [tiles], zeroed by the caller
+    const void* sorted_keys;  // tile ids, as BinArgs
+    bool short_keys = false;
+    uint2* tile_ranges;  // [tiles], zeroed by the caller
 };
 void launch_tile_ranges(const TileRangeArgs& a, cudaStream_t stream);
 
@@ -168,13 +180,7 @@ void launch_raster_bwd(const RasterBwdArgs& a, cudaStream_t stream);
 struct ProjectBwdArgs {
     int n = 0, sh_coeffs = 1;
     const float *means, *log_scales, *quats, *opacity_logits, *sh;
-    ProjectSettings<float> ps;
-    const float4* conic_opacity;
-    const int* radii;
-    const float2* v_means2d;
-    const float* v_conics;
-    const float* v_colours;
-    const float* v_opacities;
+    EwaFootprintGrads fp;  // the raster backward's footprint gradients and the projection settings
     // outputs [N, …], overwritten
     float *g_means, *g_log_scales, *g_quats, *g_opacity_logits, *g_sh;
     float* mean2d_grad_norms;
@@ -197,49 +203,6 @@ struct ProjectRayBwdArgs {
 void launch_project_ray_bwd(const ProjectRayBwdArgs& a, cudaStream_t stream);
 
 constexpr int kBlock1d = 256;
-
-// One Gaussian's SH coefficients (3·K floats) between global memory and a register array, 16 bytes at a
-// time when the row allows it (K = 4 or 16: rows of 48 or 192 bytes, 16-byte aligned).
-__device__ __forceinline__ void load_sh(const float* src, int k3, float* dst) {
-    if (k3 % 4 == 0) {
-        RADIANT_UNROLL
-        for (int i = 0; i < 3 * kMaxShCoeffs / 4; ++i)
-            if (4 * i < k3) {
-                const float4 v = reinterpret_cast<const float4*>(src)[i];
-                dst[4 * i] = v.x, dst[4 * i + 1] = v.y, dst[4 * i + 2] = v.z, dst[4 * i + 3] = v.w;
-            }
-    } else {
-        RADIANT_UNROLL
-        for (int i = 0; i < 3 * kMaxShCoeffs; ++i)
-            if (i < k3) dst[i] = src[i];
-    }
-}
-__device__ __forceinline__ void store_sh(const float* src, int k3, float* dst) {
-    if (k3 % 4 == 0) {
-        RADIANT_UNROLL
-        for (int i = 0; i < 3 * kMaxShCoeffs / 4; ++i)
-            if (4 * i < k3)
-                reinterpret_cast<float4*>(dst)[i] =
-                    make_float4(src[4 * i], src[4 * i + 1], src[4 * i + 2], src[4 * i + 3]);
-    } else {
-        RADIANT_UNROLL
-        for (int i = 0; i < 3 * kMaxShCoeffs; ++i)
-            if (i < k3) dst[i] = src[i];
-    }
-}
-// One Gaussian's parameters from a stage's scene arrays (means, log_scales, quats, opacity_logits, sh); its
-// SH go to `sh`, a register array of 3·kMaxShCoeffs.
-template <class Args>
-__device__ __forceinline__ GaussianParams<float> load_gaussian(const Args& a, int g, float* sh) {
-    GaussianParams<float> p;
-    p.mean = {a.means[3 * g], a.means[3 * g + 1], a.means[3 * g + 2]};
-    p.log_scale = {a.log_scales[3 * g], a.log_scales[3 * g + 1], a.log_scales[3 * g + 2]};
-    p.quat = {a.quats[4 * g], a.quats[4 * g + 1], a.quats[4 * g + 2], a.quats[4 * g + 3]};
-    p.opacity_logit = a.opacity_logits[g];
-    load_sh(a.sh + std::size_t(g) * std::size_t(a.sh_coeffs) * 3, 3 * a.sh_coeffs, sh);
-    p.sh = sh;
-    return p;
-}
 
 // One Gaussian's gradient entries into a geometry backward's outputs (g_means … g_sh, mean2d_grad_norms).
 template <class Args>

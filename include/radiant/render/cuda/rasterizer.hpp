@@ -13,6 +13,7 @@
 
 #include "radiant/core/camera.hpp"
 #include "radiant/core/image.hpp"
+#include "radiant/core/project.hpp"
 #include "radiant/core/render_settings.hpp"
 #include "radiant/render/cuda/device_buffer.hpp"
 
@@ -29,6 +30,17 @@ struct DeviceGradsView {
     float *means, *log_scales, *quats, *opacity_logits, *sh, *mean2d_grad_norms;
     // When not null: ∂L/∂ of a motion of the camera (core/camera_grad.hpp: ε then τ, 6 values), added into.
     double* camera = nullptr;
+};
+
+// The ewa model's footprint gradients after the raster backward, with what the geometry backward reads
+// beside them (gaussian_access.cuh): for a layer that fuses the geometry backward with its own per-Gaussian
+// work (training's optimizer step) instead of having every parameter's gradient written out.
+struct EwaFootprintGrads {
+    ProjectSettings<float> ps;
+    const float4* conic_opacity;  // conic a, b, c and opacity
+    const int* radii;             // 0: culled, no gradient
+    const float2* v_means2d;
+    const float *v_conics, *v_colours, *v_opacities;  // [N, 3], [N, 3], [N]
 };
 
 // CUDA events between the stages, for `radiant bench`.
@@ -67,9 +79,18 @@ class Rasterizer {
     // expected and median depth of each pixel too (a kernel of its own: training never pays for it).
     std::size_t forward(const DeviceSceneView& scene, const Camera& camera, const RenderSettings& settings,
                         cudaStream_t stream, StageTimer* timer = nullptr, bool depth = false);
-    // Backward of the last forward, from ∂L/∂C on the device ([H·W, 3]); overwrites `out`.
+    // Backward of the last forward, from ∂L/∂C on the device ([H·W, 3]); overwrites `out`. The same as
+    // backward_footprints then backward_geometry.
     void backward(const DeviceSceneView& scene, const float* v_rgb, DeviceGradsView out, cudaStream_t stream,
                   StageTimer* timer = nullptr);
+    // The raster backward alone: the gradients of the footprints (ewa: ewa_footprint_grads; ray: kept for
+    // backward_geometry).
+    void backward_footprints(const float* v_rgb, cudaStream_t stream, StageTimer* timer = nullptr);
+    // The geometry backward of the footprint gradients into every parameter's gradient; overwrites `out`.
+    void backward_geometry(const DeviceSceneView& scene, DeviceGradsView out, cudaStream_t stream,
+                           StageTimer* timer = nullptr);
+    // After backward_footprints of an ewa forward: its footprint gradients for a scene of `scene_degree`.
+    EwaFootprintGrads ewa_footprint_grads(int scene_degree) const;
 
     // For tests: pixels a thread of the replay backward takes (1, 2 or 4; 0: chosen by the tile count).
     void set_replay_rows(int rows);
@@ -94,7 +115,9 @@ class Rasterizer {
                      cudaStream_t stream);
     void project_ray(const DeviceSceneView& scene, const Camera& camera, const RenderSettings& settings,
                      cudaStream_t stream);
-    void bin(const RenderSettings& settings, cudaStream_t stream);
+    void bin(const RenderSettings& settings, bool short_keys, cudaStream_t stream);
+    template <class Key>
+    void sort_pairs(Key* keys, Key* keys_sorted, int end_bit, cudaStream_t stream);
     void order_by_depth(cudaStream_t stream);
     void update_rays(const Camera& camera, int tile_size, cudaStream_t stream);
 
@@ -110,7 +133,7 @@ class Rasterizer {
     DeviceBuffer<float> extent_sq_, depths_, colours_;
     DeviceBuffer<int4> tile_rects_;
     DeviceBuffer<int> radii_;
-    DeviceBuffer<std::uint32_t> tiles_touched_, offsets_;
+    DeviceBuffer<std::uint32_t> tiles_touched_, tile_masks_, offsets_;                 // masks: ewa only
     DeviceBuffer<std::uint32_t> depth_keys_sorted_, index_, order_, counts_in_order_;  // order_by_depth
     DeviceBuffer<float2> v_means2d_;
     DeviceBuffer<float> v_conics_, v_colours_, v_opacities_;
@@ -122,7 +145,7 @@ class Rasterizer {
     DeviceBuffer<float4> tile_bounds_;
     std::optional<Camera> rays_for_;
     // per pair
-    DeviceBuffer<std::uint32_t> keys_, keys_sorted_;  // tile ids
+    DeviceBuffer<std::uint32_t> keys_, keys_sorted_;  // tile ids, two to an element where short (stages.hpp)
     DeviceBuffer<std::uint32_t> gids_, gids_sorted_;
     // per tile / per pixel
     DeviceBuffer<uint2> tile_ranges_;
