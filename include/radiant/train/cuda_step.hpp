@@ -115,8 +115,9 @@ class CudaStep {
     void set_replay_rows(int rows);
     // For tests and `radiant bench`: entries hit by at most this many lanes of a warp skip its reduction.
     void set_direct_lanes(int lanes);
-    // For tests and `radiant bench --unfused`: whether an ewa step runs the geometry backward and Adam as one
-    // kernel (the default; the same arithmetic) or as the separate stages with every gradient in memory.
+    // For tests and `radiant bench --fused`: whether an ewa step runs the geometry backward and Adam as one
+    // kernel (the same arithmetic, no gradient arrays) or as the separate stages with every gradient in
+    // memory (the default until the fused kernel's GPU test has run).
     void set_fused_geometry_adam(bool fused);
     // For tests: the forward, loss and raster backward of a train_step of `args` (ewa, full resolution, no
     // appearance model), then the parameter update from the same footprint gradients and the same state both

@@ -121,7 +121,10 @@ struct CudaStep::Impl {
     std::vector<std::int64_t> app_steps;
     int sh_degree = 0;
     std::size_t n = 0, pairs = 0;
-    bool fused_geometry_adam = true;  // off only to test it against the separate stages
+    // The fused geometry backward + Adam (launch_geometry_adam) is off until its GPU test
+    // (CudaTraining.FusedGeometryAdamKeepsTheBitsOfTheSeparateStages) has run on a device: written and
+    // built in the tenth session, when no device could be had. `radiant bench --fused` times it.
+    bool fused_geometry_adam = false;
     std::int64_t adam_step = 0;
     int target_w = 0, target_h = 0;
 
