@@ -1,3 +1,5 @@
+#include <type_traits>
+
 #include "radiant/core/ray_project.hpp"
 #include "radiant/render/cuda/cuda_check.hpp"
 #include "stages.hpp"
@@ -111,36 +113,38 @@ void launch_gather_counts(const GatherCountsArgs& a, cudaStream_t stream) {
     RADIANT_CUDA_CHECK_LAUNCH("gather_counts_kernel");
 }
 
+// launch(keys) with the tile keys as the 2- or 4-byte ids they hold (stages.hpp: short_tile_keys).
+template <class Void, class Launch>
+void with_tile_keys(bool short_keys, Void* keys, Launch launch) {
+    using Short = std::conditional_t<std::is_const_v<Void>, const std::uint16_t, std::uint16_t>;
+    using Long = std::conditional_t<std::is_const_v<Void>, const std::uint32_t, std::uint32_t>;
+    if (short_keys)
+        launch(static_cast<Short*>(keys));
+    else
+        launch(static_cast<Long*>(keys));
+}
+
 void launch_bin_tiles(const BinArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;
-    if (a.short_keys)
-        bin_tiles_kernel<<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(
-            a, static_cast<std::uint16_t*>(a.isect_keys));
-    else
-        bin_tiles_kernel<<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(
-            a, static_cast<std::uint32_t*>(a.isect_keys));
+    with_tile_keys(a.short_keys, a.isect_keys, [&](auto* keys) {
+        bin_tiles_kernel<<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(a, keys);
+    });
     RADIANT_CUDA_CHECK_LAUNCH("bin_tiles_kernel");
 }
 
 void launch_bin_ray_tiles(const BinRayArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;
-    if (a.short_keys)
-        bin_ray_tiles_kernel<<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(
-            a, static_cast<std::uint16_t*>(a.isect_keys));
-    else
-        bin_ray_tiles_kernel<<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(
-            a, static_cast<std::uint32_t*>(a.isect_keys));
+    with_tile_keys(a.short_keys, a.isect_keys, [&](auto* keys) {
+        bin_ray_tiles_kernel<<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(a, keys);
+    });
     RADIANT_CUDA_CHECK_LAUNCH("bin_ray_tiles_kernel");
 }
 
 void launch_tile_ranges(const TileRangeArgs& a, cudaStream_t stream) {
     if (a.pairs == 0) return;
-    if (a.short_keys)
-        tile_ranges_kernel<<<blocks_for(a.pairs), kBlock1d, 0, stream>>>(
-            a, static_cast<const std::uint16_t*>(a.sorted_keys));
-    else
-        tile_ranges_kernel<<<blocks_for(a.pairs), kBlock1d, 0, stream>>>(
-            a, static_cast<const std::uint32_t*>(a.sorted_keys));
+    with_tile_keys(a.short_keys, a.sorted_keys, [&](auto* keys) {
+        tile_ranges_kernel<<<blocks_for(a.pairs), kBlock1d, 0, stream>>>(a, keys);
+    });
     RADIANT_CUDA_CHECK_LAUNCH("tile_ranges_kernel");
 }
 

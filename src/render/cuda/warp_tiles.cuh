@@ -56,6 +56,26 @@ __device__ inline int nth_set_bit(unsigned m, int r) {
     return pos;
 }
 
+// Lane src's footprint as the tile test needs it (every lane of the warp must call this).
+struct LaneFootprint {
+    Vec2<float> mean;
+    Sym2<float> conic;
+    float extent_sq;
+    int x0, y0, w, h;  // the tile rect
+};
+__device__ inline LaneFootprint shfl_footprint(const Footprint<float>& f, int src) {
+    LaneFootprint o;
+    o.mean = {__shfl_sync(kAllLanes, f.mean2d.x, src), __shfl_sync(kAllLanes, f.mean2d.y, src)};
+    o.conic = {__shfl_sync(kAllLanes, f.conic.a, src), __shfl_sync(kAllLanes, f.conic.b, src),
+               __shfl_sync(kAllLanes, f.conic.c, src)};
+    o.extent_sq = __shfl_sync(kAllLanes, f.extent_sq, src);
+    o.x0 = __shfl_sync(kAllLanes, f.rect.x0, src);
+    o.y0 = __shfl_sync(kAllLanes, f.rect.y0, src);
+    o.w = __shfl_sync(kAllLanes, f.rect.x1, src) - o.x0;
+    o.h = __shfl_sync(kAllLanes, f.rect.y1, src) - o.y0;
+    return o;
+}
+
 // Every lane of the warp must call this. Returns the lane's mask of touched tiles when its Gaussian is valid
 // and its rect holds 1..kMaskTiles tiles, else 0.
 __device__ inline unsigned warp_touched_tile_masks(bool valid, const Footprint<float>& f, int tile_size,
@@ -69,15 +89,10 @@ __device__ inline unsigned warp_touched_tile_masks(bool valid, const Footprint<f
     for (int k0 = 0; k0 < total; k0 += 32) {
         const int k = k0 + lane;
         const int s = warp_owner_of(start, k < total ? k : total - 1);
-        const Vec2<float> mean{__shfl_sync(kAllLanes, f.mean2d.x, s), __shfl_sync(kAllLanes, f.mean2d.y, s)};
-        const Sym2<float> conic{__shfl_sync(kAllLanes, f.conic.a, s), __shfl_sync(kAllLanes, f.conic.b, s),
-                                __shfl_sync(kAllLanes, f.conic.c, s)};
-        const float extent_sq = __shfl_sync(kAllLanes, f.extent_sq, s);
-        const int x0 = __shfl_sync(kAllLanes, f.rect.x0, s), y0 = __shfl_sync(kAllLanes, f.rect.y0, s);
-        const int w = __shfl_sync(kAllLanes, f.rect.x1, s) - x0;
+        const LaneFootprint o = shfl_footprint(f, s);
         const int b = k - __shfl_sync(kAllLanes, start, s);
-        const bool hit = k < total && footprint_touches_tile(mean, conic, extent_sq, x0 + b % w, y0 + b / w,
-                                                             tile_size, width, height);
+        const bool hit = k < total && footprint_touches_tile(o.mean, o.conic, o.extent_sq, o.x0 + b % o.w,
+                                                             o.y0 + b / o.w, tile_size, width, height);
         const unsigned hits = __ballot_sync(kAllLanes, hit);
         // this lane's candidates within [k0, k0 + 32)
         const int lo = max(start, k0), hi = min(start + own, k0 + 32);
@@ -124,22 +139,15 @@ __device__ int warp_walk_large_rects(bool valid, const Footprint<float>& f, int 
     int count = 0;
     for (unsigned todo = __ballot_sync(kAllLanes, large); todo != 0; todo &= todo - 1) {
         const int src = __ffs(int(todo)) - 1;
-        const Vec2<float> mean{__shfl_sync(kAllLanes, f.mean2d.x, src),
-                               __shfl_sync(kAllLanes, f.mean2d.y, src)};
-        const Sym2<float> conic{__shfl_sync(kAllLanes, f.conic.a, src),
-                                __shfl_sync(kAllLanes, f.conic.b, src),
-                                __shfl_sync(kAllLanes, f.conic.c, src)};
-        const float extent_sq = __shfl_sync(kAllLanes, f.extent_sq, src);
-        const int x0 = __shfl_sync(kAllLanes, f.rect.x0, src), y0 = __shfl_sync(kAllLanes, f.rect.y0, src);
-        const int w = __shfl_sync(kAllLanes, f.rect.x1, src) - x0;
-        const int tiles = w * (__shfl_sync(kAllLanes, f.rect.y1, src) - y0);
+        const LaneFootprint o = shfl_footprint(f, src);
+        const int tiles = o.w * o.h;
         const std::uint32_t src_base = __shfl_sync(kAllLanes, base, src),
                             src_id = __shfl_sync(kAllLanes, id, src);
         int found = 0;
         for (int k0 = 0; k0 < tiles; k0 += 32) {
-            const int k = k0 + lane, tx = x0 + k % w, ty = y0 + k / w;
-            const bool hit =
-                k < tiles && footprint_touches_tile(mean, conic, extent_sq, tx, ty, tile_size, width, height);
+            const int k = k0 + lane, tx = o.x0 + k % o.w, ty = o.y0 + k / o.w;
+            const bool hit = k < tiles && footprint_touches_tile(o.mean, o.conic, o.extent_sq, tx, ty,
+                                                                 tile_size, width, height);
             const unsigned hits = __ballot_sync(kAllLanes, hit);
             if (hit)
                 emit(src_base + std::uint32_t(found + __popc(hits & ((1u << lane) - 1u))), ty * tiles_x + tx,

@@ -1,3 +1,4 @@
+#include "gaussian_updates.cuh"
 #include "radiant/render/cuda/cuda_check.hpp"
 #include "radiant/render/cuda/gaussian_access.cuh"
 #include "stages.hpp"
@@ -15,11 +16,6 @@ struct SceneArrays {
     const float *means, *log_scales, *quats, *opacity_logits, *sh;
     int sh_coeffs;
 };
-
-__device__ __forceinline__ float warp_sum(float v) {
-    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(kAllLanes, v, offset);
-    return v;
-}
 
 template <bool kCamera>
 __global__ void __launch_bounds__(kThreads) geometry_adam_kernel(GeometryAdamArgs a) {
@@ -49,21 +45,11 @@ __global__ void __launch_bounds__(kThreads) geometry_adam_kernel(GeometryAdamArg
             float norm = 0.f;
             r = ewa_gaussian_bwd(a.fp, p, g, v_sh, kCamera ? &cam : nullptr, norm);
             visible = true;
-            if (a.accumulate_stats) {
-                a.stats.grad_accum[g] += norm;
-                a.stats.denom[g] += 1;
-                a.stats.max_radii[g] = fmaxf(a.stats.max_radii[g], float(radius));
-            }
+            if (a.accumulate_stats) accumulate_visible_stats(a.stats, std::size_t(g), norm, radius);
         }
-        if (a.regularise) {
-            opacity = sigmoid(p.opacity_logit);
-            r.v_opacity_logit += a.opacity_reg / float(a.n) * opacity * (1.f - opacity);
-            for (int c = 0; c < 3; ++c) {
-                const float sc = expf(p.log_scale[c]);
-                r.v_log_scale[c] += a.scale_reg / (3.f * float(a.n)) * sc;
-                scale_sum += sc;
-            }
-        }
+        if (a.regularise)
+            add_mcmc_regulariser_grads(p.opacity_logit, p.log_scale, r.v_opacity_logit, r.v_log_scale,
+                                       a.opacity_reg, a.scale_reg, float(a.n), opacity, scale_sum);
         // Adam on the Gaussian's own entries; returns the new value for the caller to store.
         const auto adam = [&](float value, float grad, float* m, float* v, int i,
                               const AdamElementConfig& c) {
