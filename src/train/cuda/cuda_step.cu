@@ -290,7 +290,7 @@ DeviceTarget device_image(CudaStep::Impl& d, std::size_t i, const Camera& camera
 void photometric(CudaStep::Impl& d, const Camera& camera, const float* render, const DeviceTarget& target,
                  float lambda, float* v_render) {
     const std::size_t values = std::size_t(camera.width) * std::size_t(camera.height) * 3;
-    d.planes.resize_discard(10 * values);
+    d.planes.resize_discard(3 * values);
     PhotometricArgs a;
     a.width = camera.width;
     a.height = camera.height;

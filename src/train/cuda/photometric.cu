@@ -1,5 +1,5 @@
 // Fused L1 + SSIM loss and its gradient on the GPU: the CPU reference's separable formulation
-// (train/loss.cpp) as four passes over element planes, one thread per pixel channel. Masked pixels read the
+// (train/loss.cpp) on image tiles in shared memory, one thread per pixel. Masked pixels read the
 // target in place of the render and contribute to no sum and no gradient, as in the reference.
 #include <cmath>
 
@@ -55,114 +55,168 @@ __device__ __forceinline__ float render_value(const PhotometricArgs& a, std::siz
     return counts(a.mask, e) ? a.render[e] : target_value(a.target, e);
 }
 
-// Blur of the five planes at `base` along one axis (step: 3 for x, 3·W for y), zero padding; pos/size is
-// the element's coordinate on that axis.
-__device__ __forceinline__ void blur_planes(const float* base, std::size_t plane, std::size_t e, int pos,
-                                            int size, std::ptrdiff_t step, float (&acc)[kPlanes]) {
-    RADIANT_UNROLL
-    for (int p = 0; p < kPlanes; ++p) acc[p] = 0.f;
-    for (int k = -kRadius; k <= kRadius; ++k) {
-        const int q = pos + k;
-        if (q < 0 || q >= size) continue;
-        const std::size_t j = std::size_t(std::ptrdiff_t(e) + step * k);
-        const float w = c_window[k + kRadius];
+// The SSIM passes work on 16×16 output tiles with the window's reach (5 px) around them in shared memory,
+// one channel after another: the forward blurs x, y, x², y², xy and writes, per element, the three maps
+// whose blurs give ∂SSIM/∂x; the backward blurs those and adds the L1 term. Two kernels and three planes of
+// scratch instead of four passes over ten (bench/RESULTS.md: the loss at bonsai's size).
+constexpr int kTile = 16;
+constexpr int kSpan = kTile + 2 * kRadius;  // 26
+static_assert(kTile * kTile == kBlock, "one thread per output pixel of the tile");
+
+// The tile's pixel (i, j) of the span (row i, column j from its top-left corner) in the image.
+struct TileOrigin {
+    int x, y;  // image coordinates of span element (0, 0)
+    __device__ TileOrigin() : x(int(blockIdx.x) * kTile - kRadius), y(int(blockIdx.y) * kTile - kRadius) {}
+};
+
+// Horizontal pass: K planes of the span [kSpan][kSpan] → [kSpan][kTile] (the tile's columns).
+template <int K>
+__device__ void blur_rows(const float (&in)[K][kSpan][kSpan], float (&out)[K][kSpan][kTile]) {
+    for (int k = int(threadIdx.x); k < kSpan * kTile; k += kBlock) {
+        const int i = k / kTile, j = k % kTile;
+        float acc[K] = {};
         RADIANT_UNROLL
-        for (int p = 0; p < kPlanes; ++p) acc[p] += w * base[std::size_t(p) * plane + j];
+        for (int t = 0; t <= 2 * kRadius; ++t) {
+            const float w = c_window[t];
+            RADIANT_UNROLL
+            for (int p = 0; p < K; ++p) acc[p] += w * in[p][i][j + t];
+        }
+        RADIANT_UNROLL
+        for (int p = 0; p < K; ++p) out[p][i][j] = acc[p];
     }
 }
 
-// Pass 1: horizontal blur of x, y, x², y², xy.
-__global__ void stats_h_kernel(PhotometricArgs a, Shape sh) {
-    const std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (e >= sh.n) return;
-    const int x = int((e / 3) % std::size_t(sh.width));
-    float acc[kPlanes] = {};
-    for (int k = -kRadius; k <= kRadius; ++k) {
-        const int xx = x + k;
-        if (xx < 0 || xx >= sh.width) continue;
-        const std::size_t j = std::size_t(std::ptrdiff_t(e) + 3 * k);
-        const float w = c_window[k + kRadius], r = render_value(a, j), t = target_value(a.target, j);
-        acc[0] += w * r;
-        acc[1] += w * t;
-        acc[2] += w * r * r;
-        acc[3] += w * t * t;
-        acc[4] += w * r * t;
-    }
+// Vertical pass for this thread's output pixel (row ty, column tx of the tile).
+template <int K>
+__device__ void blur_column(const float (&in)[K][kSpan][kTile], int tx, int ty, float (&acc)[K]) {
     RADIANT_UNROLL
-    for (int p = 0; p < kPlanes; ++p) a.planes[std::size_t(p) * sh.n + e] = acc[p];
+    for (int p = 0; p < K; ++p) acc[p] = 0.f;
+    RADIANT_UNROLL
+    for (int t = 0; t <= 2 * kRadius; ++t) {
+        const float w = c_window[t];
+        RADIANT_UNROLL
+        for (int p = 0; p < K; ++p) acc[p] += w * in[p][ty + t][tx];
+    }
 }
 
-// Pass 2: vertical blur → μ, σ², σxy → SSIM; L1 and squared-error sums; with a gradient, the five maps
-// whose blurs give ∂SSIM/∂x (scaled by −λ / n), written to the second half of the planes.
-__global__ void ssim_map_kernel(PhotometricArgs a, Shape sh, bool with_ssim) {
-    const std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+// SSIM forward: the SSIM, L1 and squared-error sums over counted elements and, with a gradient, per element
+// the maps (scaled by −λ / n) A = dμ − 2·dσ²·μx − dσxy·μy, B = dσ², C = dσxy, so that
+// ∂/∂x = G⊛A + 2x·G⊛B + y·G⊛C (the window is its own adjoint). Uncounted elements get zero maps.
+__global__ void __launch_bounds__(kBlock) ssim_forward_kernel(PhotometricArgs a, Shape sh) {
+    __shared__ float s_h[kPlanes][kSpan][kTile];
+    __shared__ float s_stats[kPlanes][kSpan][kSpan];
+    const TileOrigin o;
+    const int tx = int(threadIdx.x) % kTile, ty = int(threadIdx.x) / kTile;
+    const int px = o.x + kRadius + tx, py = o.y + kRadius + ty;
+    const bool inside = px < sh.width && py < sh.height;
+    const std::size_t pix = inside ? std::size_t(py) * std::size_t(sh.width) + std::size_t(px) : 0;
     float v[3] = {0.f, 0.f, 0.f};
-    if (e < sh.n && counts(a.mask, e)) {
-        const float d = a.render[e] - target_value(a.target, e);
-        v[0] = fabsf(d);
-        v[1] = d * d;
-        if (with_ssim) {
-            const int y = int(e / (3 * std::size_t(sh.width)));
-            float m[kPlanes];
-            blur_planes(a.planes, sh.n, e, y, sh.height, std::ptrdiff_t(3) * sh.width, m);
-            const float mx = m[0], my = m[1];
-            const float vx = m[2] - mx * mx, vy = m[3] - my * my, cxy = m[4] - mx * my;
-            const float a1 = 2.f * mx * my + kC1, a2 = 2.f * cxy + kC2;
-            const float b1 = mx * mx + my * my + kC1, b2 = vx + vy + kC2;
-            const float s = a1 * a2 / (b1 * b2);
-            v[2] = s;
-            if (a.v_render) {
-                const float scale = -a.lambda / float(a.counted);
+    const float scale = -a.lambda / float(a.counted);
+    for (int c = 0; c < 3; ++c) {
+        for (int k = int(threadIdx.x); k < kSpan * kSpan; k += kBlock) {
+            const int i = k / kSpan, j = k % kSpan, x = o.x + j, y = o.y + i;
+            float r = 0.f, t = 0.f;
+            if (x >= 0 && y >= 0 && x < sh.width && y < sh.height) {
+                const std::size_t e = (std::size_t(y) * std::size_t(sh.width) + std::size_t(x)) * 3 + c;
+                t = target_value(a.target, e);
+                r = render_value(a, e);
+            }
+            s_stats[0][i][j] = r;
+            s_stats[1][i][j] = t;
+            s_stats[2][i][j] = r * r;
+            s_stats[3][i][j] = t * t;
+            s_stats[4][i][j] = r * t;
+        }
+        __syncthreads();
+        blur_rows<kPlanes>(s_stats, s_h);
+        __syncthreads();
+        float m[kPlanes];
+        blur_column<kPlanes>(s_h, tx, ty, m);
+        if (inside) {
+            const std::size_t e = pix * 3 + c;
+            float maps[3] = {0.f, 0.f, 0.f};
+            if (counts(a.mask, e)) {
+                const float d = a.render[e] - target_value(a.target, e);
+                v[0] += fabsf(d);
+                v[1] += d * d;
+                const float mx = m[0], my = m[1];
+                const float vx = m[2] - mx * mx, vy = m[3] - my * my, cxy = m[4] - mx * my;
+                const float a1 = 2.f * mx * my + kC1, a2 = 2.f * cxy + kC2;
+                const float b1 = mx * mx + my * my + kC1, b2 = vx + vy + kC2;
+                const float s = a1 * a2 / (b1 * b2);
+                v[2] += s;
                 const float d_mu = scale * (2.f * my * a2 / (b1 * b2) - s * 2.f * mx / b1);
                 const float d_var = scale * (-s / b2);
                 const float d_cov = scale * (2.f * a1 / (b1 * b2));
-                float* q = a.planes + kPlanes * sh.n;
-                q[e] = d_mu;
-                q[sh.n + e] = d_var;
-                q[2 * sh.n + e] = d_var * mx;
-                q[3 * sh.n + e] = d_cov;
-                q[4 * sh.n + e] = d_cov * my;
+                maps[0] = d_mu - 2.f * d_var * mx - d_cov * my;
+                maps[1] = d_var;
+                maps[2] = d_cov;
+            }
+            if (a.v_render) {
+                RADIANT_UNROLL
+                for (int p = 0; p < 3; ++p) a.planes[std::size_t(p) * sh.n + e] = maps[p];
             }
         }
-    } else if (e < sh.n && a.v_render && with_ssim) {
-        // Not counted: no term in the SSIM mean, so nothing to spread to the window's pixels.
-        float* q = a.planes + kPlanes * sh.n;
-        RADIANT_UNROLL
-        for (int p = 0; p < kPlanes; ++p) q[std::size_t(p) * sh.n + e] = 0.f;
+        __syncthreads();  // the next channel overwrites the span
     }
     const int slots[3] = {kSumAbs, kSumSq, kSumSsim};
     block_add<3>(v, a.sums, slots);
 }
 
-// Pass 3: horizontal blur of the five gradient maps (second half → first half of the planes).
-__global__ void grad_h_kernel(PhotometricArgs a, Shape sh) {
-    const std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (e >= sh.n) return;
-    const int x = int((e / 3) % std::size_t(sh.width));
-    float acc[kPlanes];
-    blur_planes(a.planes + kPlanes * sh.n, sh.n, e, x, sh.width, 3, acc);
-    RADIANT_UNROLL
-    for (int p = 0; p < kPlanes; ++p) a.planes[std::size_t(p) * sh.n + e] = acc[p];
+// SSIM backward: blurs the three maps and adds the L1 term; uncounted elements get exactly zero.
+__global__ void __launch_bounds__(kBlock) ssim_backward_kernel(PhotometricArgs a, Shape sh) {
+    __shared__ float s_maps[3][kSpan][kSpan];
+    __shared__ float s_h[3][kSpan][kTile];
+    const TileOrigin o;
+    const int tx = int(threadIdx.x) % kTile, ty = int(threadIdx.x) / kTile;
+    const int px = o.x + kRadius + tx, py = o.y + kRadius + ty;
+    const bool inside = px < sh.width && py < sh.height;
+    const std::size_t pix = inside ? std::size_t(py) * std::size_t(sh.width) + std::size_t(px) : 0;
+    for (int c = 0; c < 3; ++c) {
+        for (int k = int(threadIdx.x); k < kSpan * kSpan; k += kBlock) {
+            const int i = k / kSpan, j = k % kSpan, x = o.x + j, y = o.y + i;
+            const bool in_image = x >= 0 && y >= 0 && x < sh.width && y < sh.height;
+            const std::size_t e =
+                in_image ? (std::size_t(y) * std::size_t(sh.width) + std::size_t(x)) * 3 + c : 0;
+            RADIANT_UNROLL
+            for (int p = 0; p < 3; ++p)
+                s_maps[p][i][j] = in_image ? a.planes[std::size_t(p) * sh.n + e] : 0.f;
+        }
+        __syncthreads();
+        blur_rows<3>(s_maps, s_h);
+        __syncthreads();
+        float g3[3];
+        blur_column<3>(s_h, tx, ty, g3);
+        if (inside) {
+            const std::size_t e = pix * 3 + c;
+            float g = 0.f;
+            if (counts(a.mask, e)) {
+                const float r = a.render[e], t = target_value(a.target, e), d = r - t;
+                g = (1.f - a.lambda) * (d > 0.f ? 1.f : (d < 0.f ? -1.f : 0.f)) / float(a.counted) + g3[0] +
+                    2.f * r * g3[1] + t * g3[2];
+            }
+            a.v_render[e] = g;
+        }
+        __syncthreads();
+    }
 }
 
-// Pass 4: vertical blur and the gradient: the L1 term plus
-// G⊛dμ + 2x·G⊛dvar − 2·G⊛(dvar·μx) + y·G⊛dcov − G⊛(dcov·μy) (the window is its own adjoint).
-__global__ void grad_v_kernel(PhotometricArgs a, Shape sh, bool with_ssim) {
+// Without SSIM (λ = 0 with a gradient): the L1 and squared-error sums and the L1 gradient, per element.
+__global__ void l1_kernel(PhotometricArgs a, Shape sh) {
     const std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (e >= sh.n) return;
-    if (!counts(a.mask, e)) {
-        a.v_render[e] = 0.f;
-        return;
+    float v[2] = {0.f, 0.f};
+    if (e < sh.n) {
+        float g = 0.f;
+        if (counts(a.mask, e)) {
+            const float d = a.render[e] - target_value(a.target, e);
+            v[0] = fabsf(d);
+            v[1] = d * d;
+            g = (d > 0.f ? 1.f : (d < 0.f ? -1.f : 0.f)) / float(a.counted);
+        }
+        a.v_render[e] = g;
     }
-    const float r = a.render[e], t = target_value(a.target, e), d = r - t;
-    float g = (1.f - a.lambda) * (d > 0.f ? 1.f : (d < 0.f ? -1.f : 0.f)) / float(a.counted);
-    if (with_ssim) {
-        const int y = int(e / (3 * std::size_t(sh.width)));
-        float acc[kPlanes];
-        blur_planes(a.planes, sh.n, e, y, sh.height, std::ptrdiff_t(3) * sh.width, acc);
-        g += acc[0] + 2.f * r * acc[1] - 2.f * acc[2] + t * acc[3] - acc[4];
-    }
-    a.v_render[e] = g;
+    const int slots[2] = {kSumAbs, kSumSq};
+    block_add<2>(v, a.sums, slots);
 }
 
 void upload_window() {
@@ -188,21 +242,17 @@ void launch_photometric(const PhotometricArgs& a, cudaStream_t stream) {
     const Shape sh{a.width, a.height, std::size_t(a.width) * std::size_t(a.height) * 3};
     if (sh.n == 0) return;
     upload_window();
-    const bool with_ssim = a.lambda > 0.f || !a.v_render;  // metrics always want SSIM
-    const unsigned blocks = unsigned((sh.n + kBlock - 1) / kBlock);
-    if (with_ssim) {
-        stats_h_kernel<<<blocks, kBlock, 0, stream>>>(a, sh);
-        RADIANT_CUDA_CHECK_LAUNCH("stats_h_kernel");
+    if (a.v_render && a.lambda <= 0.f) {  // metrics always want SSIM; a λ = 0 gradient does not
+        l1_kernel<<<unsigned((sh.n + kBlock - 1) / kBlock), kBlock, 0, stream>>>(a, sh);
+        RADIANT_CUDA_CHECK_LAUNCH("l1_kernel");
+        return;
     }
-    ssim_map_kernel<<<blocks, kBlock, 0, stream>>>(a, sh, with_ssim);
-    RADIANT_CUDA_CHECK_LAUNCH("ssim_map_kernel");
+    const dim3 tiles(unsigned((a.width + kTile - 1) / kTile), unsigned((a.height + kTile - 1) / kTile));
+    ssim_forward_kernel<<<tiles, kBlock, 0, stream>>>(a, sh);
+    RADIANT_CUDA_CHECK_LAUNCH("ssim_forward_kernel");
     if (!a.v_render) return;
-    if (with_ssim) {
-        grad_h_kernel<<<blocks, kBlock, 0, stream>>>(a, sh);
-        RADIANT_CUDA_CHECK_LAUNCH("grad_h_kernel");
-    }
-    grad_v_kernel<<<blocks, kBlock, 0, stream>>>(a, sh, with_ssim);
-    RADIANT_CUDA_CHECK_LAUNCH("grad_v_kernel");
+    ssim_backward_kernel<<<tiles, kBlock, 0, stream>>>(a, sh);
+    RADIANT_CUDA_CHECK_LAUNCH("ssim_backward_kernel");
 }
 
 }  // namespace radiant::cuda

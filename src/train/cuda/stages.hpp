@@ -71,8 +71,8 @@ enum LossSum {
 };
 
 // (1 − λ)·L1 + λ·(1 − SSIM) of a render [H, W, 3] against an 8-bit target, SSIM as the CPU reference
-// (11×11 Gaussian window, σ 1.5, zero padding). With v_render, also ∂loss/∂render. Four separable passes
-// through `planes` (10·H·W·3 floats of scratch); λ = 0 skips the SSIM passes. With a mask, as the CPU
+// (11×11 Gaussian window, σ 1.5, zero padding). With v_render, also ∂loss/∂render, through `planes`
+// (3·H·W·3 floats of scratch); λ = 0 skips the SSIM passes. With a mask, as the CPU
 // reference (train/loss.hpp): the render reads the target's value at pixels that do not count, whose
 // gradient is exactly 0, and the sums cover counted pixels only; `counted` (values = 3 × counted pixels)
 // normalises the gradient.
