@@ -16,13 +16,37 @@ __device__ Vec3<float> pixel_grad(const RasterBwdArgs& a, std::size_t pix) {
             clip(a.v_rgb[3 * pix + 2], a.loss_grad_clip)};
 }
 
+// Sums the N values of every lane over the warp and leaves the totals scattered: afterwards v[0] of lane l
+// holds the total of value index `index` (returned; ≥ N on lanes that hold none), the same on l and l ^ 1.
+// Each step halves the values a lane keeps: it sends the half its partner keeps and adds the half it
+// receives, so N = 9 takes 5 + 3 + 2 + 1 + 1 = 12 shuffles instead of 9 × 5 = 45 for a full sum of each,
+// and the totals leave in one atomic instruction of several lanes instead of N from one lane.
+template <int N, int kOffset = 16>
+__device__ __forceinline__ int warp_reduce_scatter(float* v, int lane, int index = 0) {
+    if constexpr (kOffset >= 2) {
+        constexpr int kHalf = (N + 1) / 2;
+        const bool upper = (lane & kOffset) != 0;
+#pragma unroll
+        for (int i = 0; i < kHalf; ++i) {
+            const float lo = v[i], hi = i + kHalf < N ? v[i + kHalf] : 0.f;
+            v[i] = (upper ? hi : lo) + __shfl_xor_sync(kFullMask, upper ? lo : hi, kOffset);
+        }
+        return warp_reduce_scatter<kHalf, kOffset / 2>(v, lane, upper ? index + kHalf : index);
+    } else {
+        static_assert(N == 1, "warp_reduce_scatter: at most 16 values");
+        v[0] += __shfl_xor_sync(kFullMask, v[0], 1);
+        return index;
+    }
+}
+
 // Replay mode. One block per tile; each thread takes kRows pixels of a column of it (rows ty, ty + H/kRows,
 // …), so each list entry is fetched from shared memory, and its gradient reduced over the warp, once for
 // kRows pixels: the kernel is issue-bound (bench/RESULTS.md), and the warp reduction is most of its
 // instructions. The tile's list is walked back to front from the furthest last hit of any of its pixels, in
 // shared-memory batches; at each entry (uniform across the block) each pixel that composited it adds its
-// gradient (the model's kGrads floats) to its thread's sum, the warp sums those with shuffles and one lane
-// adds the total to the Gaussian. T before each hit is recovered as T_after / (1 − α), as the CPU reference.
+// gradient (the model's kGrads floats) to its thread's sum, the warp sums those with shuffles (scattered
+// over its lanes) and one lane per value adds the total to the Gaussian. T before each hit is recovered as
+// T_after / (1 − α), as the CPU reference.
 template <class Model, int kRows>
 __global__ void __launch_bounds__(kMaxBlock / kRows) raster_bwd_replay_kernel(RasterBwdArgs a) {
     __shared__ typename Model::template Batch<kMaxBlock / kRows> s;
@@ -88,9 +112,8 @@ __global__ void __launch_bounds__(kMaxBlock / kRows) raster_bwd_replay_kernel(Ra
                 if (hit) Model::add(a, s.gid[j], v);
                 continue;
             }
-            for (int k = 0; k < Model::kGrads; ++k)
-                for (int off = 16; off > 0; off >>= 1) v[k] += __shfl_down_sync(kFullMask, v[k], off);
-            if (lane == 0) Model::add(a, s.gid[j], v);
+            const int k = warp_reduce_scatter<Model::kGrads>(v, lane);
+            if ((lane & 1) == 0 && k < Model::kGrads) Model::add_one(a, s.gid[j], k, v[0]);
         }
         __syncthreads();
     }

@@ -8,7 +8,8 @@
 //   Hit       what α's evaluation leaves for the gradient,
 //   alpha()   α of a (Gaussian, pixel) pair, false when the hit is skipped (core's rules, as the CPU),
 //   kGrads    the floats a hit adds to its Gaussian; hit_grad() computes them back to front from ∂L/∂C,
-//             add() adds a (warp-summed) set to the Gaussian's accumulators.
+//             add() adds a set to the Gaussian's accumulators, add_one() one value of it (a warp's
+//             scattered sums).
 #include "radiant/core/composite.hpp"
 #include "radiant/core/ray_project.hpp"
 #include "stages.hpp"
@@ -99,6 +100,14 @@ struct EwaModel {
         }
         atomicAdd(&a.v_opacities[g], v[8]);
     }
+    // Adds value k of the set (add()'s order) alone: the warp's scattered totals go out one lane each.
+    static __device__ void add_one(const RasterBwdArgs& a, std::uint32_t g, int k, float v) {
+        float* p = k < 2   ? &a.v_means2d[g].x + k
+                   : k < 5 ? a.v_conics + 3 * std::size_t(g) + (k - 2)
+                   : k < 8 ? a.v_colours + 3 * std::size_t(g) + (k - 5)
+                           : a.v_opacities + g;
+        atomicAdd(p, v);
+    }
 };
 
 struct RayModel {
@@ -174,6 +183,9 @@ struct RayModel {
     static __device__ void add(const RasterBwdArgs& a, std::uint32_t g, const float (&v)[kGrads]) {
         float* out = a.v_ray + kRayHitSumsSize * std::size_t(g);
         for (int k = 0; k < kGrads; ++k) atomicAdd(out + k, v[k]);
+    }
+    static __device__ void add_one(const RasterBwdArgs& a, std::uint32_t g, int k, float v) {
+        atomicAdd(a.v_ray + kRayHitSumsSize * std::size_t(g) + k, v);
     }
 };
 
