@@ -28,7 +28,7 @@ namespace {
 struct BenchArgs {
     std::size_t n = 1000000;
     int width = 1920, height = 1080, steps = 20, warmup = 5;
-    bool heavier = false, cpu = false, json = false, trace = false, fused = false;
+    bool heavier = false, cpu = false, json = false, trace = false;
     Shading shading = Shading::ewa;
     CameraModel lens = CameraModel::pinhole;
     int replay_rows = 0, direct_lanes = -1;  // backward layout experiments (0 / -1: radiant's choice)
@@ -142,13 +142,11 @@ void run(const BenchArgs& a) {
     gpu.set_scene(scene);
     gpu.set_replay_rows(a.replay_rows);
     if (a.direct_lanes >= 0) gpu.set_direct_lanes(a.direct_lanes);
-    gpu.set_fused_geometry_adam(a.fused);
     gpu.set_target(random_target(a.width, a.height));
     const LearningRates lr{1.6e-4, 5e-3, 1e-3, 5e-2, 2.5e-3, 1.25e-4};
     const char* names[] = {"project",  "bin",      "sort", "forward", "loss",
                            "backward", "geometry", "adam", "step"};
     std::vector<std::vector<double>> t(9);
-    bool fused = false;
     for (int i = 0; i < a.warmup + a.steps; ++i) {
         StepTimings st;
         gpu.step(cam, s, lr, AdamConfig{}, &st);
@@ -156,14 +154,9 @@ void run(const BenchArgs& a) {
         const double v[] = {st.project,  st.bin,      st.sort, st.forward, st.loss,
                             st.backward, st.geometry, st.adam, st.step};
         for (int k = 0; k < 9; ++k) t[std::size_t(k)].push_back(v[k]);
-        fused = st.geometry_in_adam;
     }
     std::vector<std::pair<std::string, double>> rows;
-    for (int k = 0; k < 9; ++k) {
-        const std::string name = names[k];
-        if (fused && name == "geometry") continue;  // in the fused kernel's time
-        rows.push_back({fused && name == "adam" ? "geometry+adam" : name, median(t[std::size_t(k)])});
-    }
+    for (int k = 0; k < 9; ++k) rows.push_back({names[k], median(t[std::size_t(k)])});
     report(a, cuda::device_name(), rows, gpu.tile_pairs(), gpu.peak_bytes());
 #else
     throw Error("radiant was built without CUDA; use --cpu");
@@ -204,9 +197,6 @@ void add_bench_command(CLI::App& app) {
     cmd->add_option("--tile-size", a->tile_size, "tile edge in pixels: 8 or 16")
         ->check(CLI::IsMember({8, 16}))
         ->capture_default_str();
-    cmd->add_flag(
-        "--fused", a->fused,
-        "the geometry backward and Adam as one kernel, no gradient arrays (ewa; not yet the default)");
     cmd->add_flag("--cpu", a->cpu, "time the CPU reference instead of CUDA");
     cmd->add_flag("--json", a->json, "JSON output");
     cmd->callback([a] { run(*a); });

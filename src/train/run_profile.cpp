@@ -16,7 +16,6 @@ void RunProfile::add_step(const StepTimings& t) {
     sum_.geometry += t.geometry;
     sum_.adam += t.adam;
     sum_.step += t.step;
-    fused_steps_ += t.geometry_in_adam;
     ++steps_;
 }
 
@@ -37,12 +36,8 @@ std::vector<StageShare> RunProfile::step_stages() const {
                                                      {"sort", sum_.sort},         {"forward", sum_.forward},
                                                      {"loss", sum_.loss},         {"backward", sum_.backward},
                                                      {"geometry", sum_.geometry}, {"adam", sum_.adam}};
-    // Steps of one fused geometry-Adam kernel have their geometry time in `adam`: named for what it holds.
-    const bool fused = fused_steps_ > 0;
     for (const auto& [name, total] : stages)
-        if (total > 0)
-            out.push_back(
-                {fused && name == std::string("adam") ? "geometry+adam" : name, total / double(steps_)});
+        if (total > 0) out.push_back({name, total / double(steps_)});
     return out;
 }
 

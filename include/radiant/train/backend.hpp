@@ -30,7 +30,6 @@ struct TrainState {
 struct StepTimings {
     double project = 0, bin = 0, sort = 0, forward = 0, loss = 0, backward = 0, geometry = 0, adam = 0,
            step = 0;
-    bool geometry_in_adam = false;  // one fused kernel: `adam` holds the geometry backward's time too
 };
 
 struct StepInput {

@@ -50,13 +50,6 @@ struct DensifyTotals {
     bool capped = false;  // ADC: max_size held some candidates back
 };
 
-// check_fused_geometry_adam's count of values (parameters, moments, statistics) whose bits differ between
-// the two ways, and the camera gradient's largest difference and entry.
-struct FusedUpdateCheck {
-    std::size_t values = 0, differing = 0;
-    double camera_difference = 0, camera_size = 0;
-};
-
 class CudaStep {
   public:
     CudaStep();
@@ -115,15 +108,6 @@ class CudaStep {
     void set_replay_rows(int rows);
     // For tests and `radiant bench`: entries hit by at most this many lanes of a warp skip its reduction.
     void set_direct_lanes(int lanes);
-    // For tests and `radiant bench --fused`: whether an ewa step runs the geometry backward and Adam as one
-    // kernel (the same arithmetic, no gradient arrays) or as the separate stages with every gradient in
-    // memory (the default until the fused kernel's GPU test has run).
-    void set_fused_geometry_adam(bool fused);
-    // For tests: the forward, loss and raster backward of a train_step of `args` (ewa, full resolution, no
-    // appearance model), then the parameter update from the same footprint gradients and the same state both
-    // ways — fused and as separate stages — compared (the float atomics of the raster backward make two
-    // whole steps differ in their last bits, so whole steps cannot be compared). Leaves the fused result.
-    FusedUpdateCheck check_fused_geometry_adam(const TrainStepArgs& args);
 
     std::size_t size() const;
     std::size_t tile_pairs() const;

@@ -36,7 +36,7 @@ class RunProfile {
     std::vector<std::string> lines() const;
 
   private:
-    long every_ = 0, steps_ = 0, fused_steps_ = 0, densify_calls_ = 0, evals_ = 0;
+    long every_ = 0, steps_ = 0, densify_calls_ = 0, evals_ = 0;
     StepTimings sum_;
     double densify_seconds_ = 0, eval_seconds_ = 0;
 };

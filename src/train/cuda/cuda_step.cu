@@ -112,14 +112,8 @@ double CudaStep::step(const Camera& camera, const RenderSettings& settings, cons
     launch_loss_l1({values, d.raster.rgb(), d.target.data(), d.v_rgb.data(), d.loss_sum.data()}, d.stream);
     if (timer) timer->mark(Stage::loss, d.stream);
 
-    if (d.fuses_geometry_adam(settings.shading)) {
-        d.raster.backward_footprints(d.v_rgb.data(), d.stream, timer);
-        launch_geometry_adam(d.geometry_adam_args(lr, config), d.stream);
-        if (timings) timings->geometry_in_adam = true;
-    } else {
-        d.raster.backward(d.view(), d.v_rgb.data(), d.grads_view(), d.stream, timer);
-        d.adam(lr, config);
-    }
+    d.raster.backward(d.view(), d.v_rgb.data(), d.grads_view(), d.stream, timer);
+    d.adam(lr, config);
     if (timer) timer->mark(Stage::adam, d.stream);
 
     RADIANT_CUDA_CHECK(
@@ -353,25 +347,11 @@ void appearance_step(CudaStep::Impl& d, const Camera& camera, const TrainStepArg
     launch_appearance_update(u, d.stream);
 }
 
-// After backward_footprints: the geometry backward, the regularisers, the densification statistics and Adam,
-// fused into one kernel or as the separate stages.
-void update_parameters(CudaStep::Impl& d, const TrainStepArgs& in, bool fused, StageTimer* timer) {
-    double* camera_grads = in.camera_grads ? d.sums.data() + kSumCamera : nullptr;
+// After backward_footprints: the geometry backward, the regularisers, the densification statistics and Adam.
+void update_parameters(CudaStep::Impl& d, const TrainStepArgs& in, StageTimer* timer) {
     const bool regularise = in.opacity_reg > 0 || in.scale_reg > 0;
-    if (fused) {
-        GeometryAdamArgs a = d.geometry_adam_args(in.lr, in.adam);
-        a.regularise = regularise;
-        a.opacity_reg = float(in.opacity_reg);
-        a.scale_reg = float(in.scale_reg);
-        a.accumulate_stats = true;
-        a.stats = d.stats_view();
-        a.sums = d.sums.data();
-        a.camera_grads = camera_grads;
-        launch_geometry_adam(a, d.stream);
-        return;
-    }
     DeviceGradsView grads = d.grads_view();
-    grads.camera = camera_grads;
+    grads.camera = in.camera_grads ? d.sums.data() + kSumCamera : nullptr;
     d.raster.backward_geometry(d.view(), grads, d.stream, timer);
     if (regularise)
         launch_mcmc_regularisers(d.params.view(), d.grads.view(), d.n, float(in.opacity_reg),
@@ -402,14 +382,10 @@ TrainStepResult CudaStep::train_step(const TrainStepArgs& in) {
         appearance_step(d, camera, in, target);
     if (timer) timer->mark(Stage::loss, d.stream);
     d.raster.backward_footprints(d.v_rgb.data(), d.stream, timer);
-    const bool fused = d.fuses_geometry_adam(in.settings.shading);
-    update_parameters(d, in, fused, timer);
+    update_parameters(d, in, timer);
     if (timer) timer->mark(Stage::adam, d.stream);
     read_sums(d);
-    if (timer) {
-        read_timings(*timer, *in.timings);
-        in.timings->geometry_in_adam = fused;
-    }
+    if (timer) read_timings(*timer, *in.timings);
 
     const double* sum = d.pinned_sums;
     out.l1 = sum[kSumAbs] / target.counted;
@@ -499,69 +475,6 @@ void CudaStep::set_replay_rows(int rows) {
 
 void CudaStep::set_direct_lanes(int lanes) {
     impl_->raster.set_direct_lanes(lanes);
-}
-
-void CudaStep::set_fused_geometry_adam(bool fused) {
-    impl_->fused_geometry_adam = fused;
-}
-
-FusedUpdateCheck CudaStep::check_fused_geometry_adam(const TrainStepArgs& in) {
-    Impl& d = *impl_;
-    RADIANT_CHECK(in.settings.shading == Shading::ewa && in.resolution_factor == 1 &&
-                      d.app_model == AppearanceModel::off,
-                  "check_fused_geometry_adam: ewa shading, full resolution, no appearance model");
-    const Camera& camera = *in.camera;
-    const DeviceTarget target = device_image(d, in.image, camera, 1);
-    d.pairs = d.raster.forward(d.view(), camera, in.settings, d.stream);
-    d.v_rgb.resize_discard(std::size_t(camera.width) * std::size_t(camera.height) * 3);
-    d.sums.zero(d.stream);
-    photometric(d, camera, d.raster.rgb(), target, float(in.lambda_ssim), d.v_rgb.data());
-    d.raster.backward_footprints(d.v_rgb.data(), d.stream);
-    const Scene params = scene();
-    const AdamState moments = adam();
-    const DensifyStats stats0 = stats();
-    struct Result {
-        Scene params;
-        AdamState moments;
-        DensifyStats stats;
-        std::vector<double> camera;
-    };
-    auto run = [&](bool fused) {
-        d.params.upload(params, d.stream);
-        set_adam(moments);
-        set_stats(stats0);
-        d.sums.zero(d.stream);
-        d.bad.zero(d.stream);
-        update_parameters(d, in, fused, nullptr);
-        read_sums(d);
-        return Result{scene(), adam(), stats(),
-                      std::vector<double>(d.pinned_sums + kSumCamera, d.pinned_sums + kSumCamera + 6)};
-    };
-    const Result separate = run(false), fused = run(true);
-    FusedUpdateCheck c;
-    auto compare = [&](const auto& a, const auto& b) {
-        RADIANT_CHECK(a.size() == b.size(), "check_fused_geometry_adam: sizes differ");
-        c.values += a.size();
-        for (std::size_t i = 0; i < a.size(); ++i)
-            c.differing += std::memcmp(&a[i], &b[i], sizeof(a[i])) != 0;
-    };
-    for (const auto& [a, b] :
-         {std::pair{&separate.params, &fused.params}, std::pair{&separate.moments.m, &fused.moments.m},
-          std::pair{&separate.moments.v, &fused.moments.v}}) {
-        compare(a->means, b->means);
-        compare(a->log_scales, b->log_scales);
-        compare(a->quats, b->quats);
-        compare(a->opacity_logits, b->opacity_logits);
-        compare(a->sh, b->sh);
-    }
-    compare(separate.stats.grad_accum, fused.stats.grad_accum);
-    compare(separate.stats.denom, fused.stats.denom);
-    compare(separate.stats.max_radii, fused.stats.max_radii);
-    for (int k = 0; k < 6; ++k) {
-        c.camera_difference = std::max(c.camera_difference, std::abs(separate.camera[k] - fused.camera[k]));
-        c.camera_size = std::max(c.camera_size, std::abs(separate.camera[k]));
-    }
-    return c;
 }
 
 std::size_t CudaStep::tile_pairs() const {

@@ -1,6 +1,6 @@
 #pragma once
-// Per-Gaussian pieces of a training step that both the separate kernels (densify_kernels.cu) and the fused
-// geometry-Adam kernel (geometry_adam.cu) apply, written once so that the two leave the same bits.
+// Per-Gaussian pieces of a training step's statistics and regularisers (densify_kernels.cu): the warp sum
+// they reduce with, the MCMC regularisers' gradient, the visible Gaussians' densification statistics.
 #include <cuda_runtime.h>
 
 #include "radiant/core/scene.hpp"

@@ -133,29 +133,6 @@ struct DensifyStatsView {
 void launch_accumulate_stats(DensifyStatsView stats, const float* norms, const int* radii, std::size_t n,
                              double* sums, cudaStream_t stream);
 
-// The ewa geometry backward fused with what follows it in a step: one thread per Gaussian takes its footprint
-// gradients through the shared VJP (gaussian_access.cuh), adds the MCMC regularisers' gradients, accumulates
-// its densification statistics and updates its parameters and moments with Adam, quaternions normalised —
-// the arithmetic of launch_project_ewa_bwd, launch_mcmc_regularisers, launch_accumulate_stats, launch_adam
-// and launch_normalize_quats in turn, without every parameter's gradient going out to memory and back (a
-// quarter of the bytes of a step's per-Gaussian stages). The SH, most of those bytes, are updated by the
-// block together from shared memory, so that their loads and stores are contiguous.
-struct GeometryAdamArgs {
-    int n = 0, sh_coeffs = 1;
-    GaussianArrays params, m, v;
-    EwaFootprintGrads fp;
-    AdamElementConfig means, log_scales, quats, opacity_logits, sh;  // sh: DC; sh_rest_lr the others'
-    float sh_rest_lr = 0.f;
-    bool regularise = false;  // MCMC: opacity_reg, scale_reg as launch_mcmc_regularisers
-    float opacity_reg = 0.f, scale_reg = 0.f;
-    bool accumulate_stats = false;  // into stats and sums[kSumVisible]
-    DensifyStatsView stats;
-    double* sums = nullptr;          // LossSum sums (regularisers, visible count)
-    double* camera_grads = nullptr;  // [6] added into when not null (pose refinement)
-    unsigned* bad;                   // as AdamArgs
-};
-void launch_geometry_adam(const GeometryAdamArgs& a, cudaStream_t stream);
-
 // ADC, first pass: the action of every Gaussian, its output count [n] (counts[n] = 0 for the scan) and the
 // clone/split/prune totals [3].
 void launch_adc_actions(GaussianArrays params, DensifyStatsView stats, std::size_t n, const AdcRule& rule,

@@ -121,10 +121,6 @@ struct CudaStep::Impl {
     std::vector<std::int64_t> app_steps;
     int sh_degree = 0;
     std::size_t n = 0, pairs = 0;
-    // The fused geometry backward + Adam (launch_geometry_adam) is off until its GPU test
-    // (CudaTraining.FusedGeometryAdamKeepsTheBitsOfTheSeparateStages) has run on a device: written and
-    // built in the tenth session, when no device could be had. `radiant bench --fused` times it.
-    bool fused_geometry_adam = false;
     std::int64_t adam_step = 0;
     int target_w = 0, target_h = 0;
 
@@ -191,28 +187,6 @@ struct CudaStep::Impl {
         launch_adam(a, d.stream);
         launch_normalize_quats(d.params.quats.data(), d.n, d.stream);
     }
-    // Whether a step of this shading takes the fused geometry backward and Adam (launch_geometry_adam).
-    bool fuses_geometry_adam(Shading shading) const { return fused_geometry_adam && shading == Shading::ewa; }
-    // The fused step's arguments after backward_footprints: everything but regularisers, statistics and
-    // the camera gradient, which the caller sets.
-    GeometryAdamArgs geometry_adam_args(const LearningRates& lr, const AdamConfig& config) {
-        const AdamStepConfigs c = next_adam_step(lr, config);
-        GeometryAdamArgs a{};
-        a.n = int(n);
-        a.sh_coeffs = sh_coeff_count(sh_degree);
-        a.params = params.view();
-        a.m = m.view();
-        a.v = v.view();
-        a.fp = raster.ewa_footprint_grads(sh_degree);
-        a.means = c.means;
-        a.log_scales = c.log_scales;
-        a.quats = c.quats;
-        a.opacity_logits = c.opacity_logits;
-        a.sh = c.sh;
-        a.sh_rest_lr = c.sh_rest_lr;
-        a.bad = bad.data();
-        return a;
-    }
     DensifyStatsView stats_view() { return {grad_accum.data(), denom.data(), max_radii.data()}; }
     void reset_stats() {
         grad_accum.resize_discard(n);
@@ -227,8 +201,8 @@ struct CudaStep::Impl {
     // Exclusive prefix sum of counts[0..count) into out (CUB), scratch grown as needed.
     void exclusive_scan(const std::uint32_t* in, std::uint32_t* out, std::size_t count);
     void inclusive_scan(const double* in, double* out, std::size_t count);
-    // Every parameter's gradient in memory, sized on first use: the fused ewa step never needs them (a
-    // quarter of the per-Gaussian memory), the `ray` model's step and the tests' gradients() do.
+    // Every parameter's gradient in memory, sized on first use (the evaluation-only and rendering paths
+    // never need them: a quarter of the per-Gaussian memory).
     DeviceGradsView grads_view() {
         grads.resize_discard(n, sh_degree);
         norms.resize_discard(n);

@@ -33,8 +33,8 @@ struct DeviceGradsView {
 };
 
 // The ewa model's footprint gradients after the raster backward, with what the geometry backward reads
-// beside them (gaussian_access.cuh): for a layer that fuses the geometry backward with its own per-Gaussian
-// work (training's optimizer step) instead of having every parameter's gradient written out.
+// beside them (gaussian_access.cuh). (A kernel fusing this backward with the optimizer step was measured
+// slower than the two stages, twice: bench/RESULTS.md.)
 struct EwaFootprintGrads {
     ProjectSettings<float> ps;
     const float4* conic_opacity;  // conic a, b, c and opacity
