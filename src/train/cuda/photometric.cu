@@ -66,9 +66,10 @@ constexpr int kTile = 16;
 constexpr int kSpan = kTile + 2 * kRadius;  // 26
 static_assert(kTile * kTile == kBlock, "one thread per output pixel of the tile");
 
-// The tile's pixel (i, j) of the span (row i, column j from its top-left corner) in the image.
+// Where this block's span (its 16×16 output tile with the window's reach around it) lies in the image:
+// span element (row i, column j) is pixel (x + j, y + i).
 struct TileOrigin {
-    int x, y;  // image coordinates of span element (0, 0)
+    int x, y;
     __device__ TileOrigin() : x(int(blockIdx.x) * kTile - kRadius), y(int(blockIdx.y) * kTile - kRadius) {}
 };
 
