@@ -1,6 +1,5 @@
 #include "radiant/render/cuda/cuda_check.hpp"
 #include "stages.hpp"
-#include "unit_quat.cuh"
 
 namespace radiant::cuda {
 namespace {
@@ -52,7 +51,13 @@ __global__ void adam_kernel(AdamArgs a) {
 __global__ void normalize_quats_kernel(float* q, std::size_t n) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    reinterpret_cast<float4*>(q)[i] = unit_quat(reinterpret_cast<const float4*>(q)[i]);
+    float4 v = reinterpret_cast<float4*>(q)[i];
+    const float len = sqrtf(v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w);
+    if (len > 0.f && isfinite(len))
+        v = make_float4(v.x / len, v.y / len, v.z / len, v.w / len);
+    else
+        v = make_float4(1.f, 0.f, 0.f, 0.f);
+    reinterpret_cast<float4*>(q)[i] = v;
 }
 
 }  // namespace

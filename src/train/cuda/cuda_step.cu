@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <cstring>
 
 #include "radiant/core/error.hpp"
 #include "radiant/core/reduce_resolution.hpp"
@@ -38,8 +37,10 @@ void CudaStep::set_scene(const Scene& s) {
     d.n = s.size();
     d.sh_degree = s.sh_degree;
     d.params.upload(s, d.stream);
+    d.grads.resize_zero(s, d.stream);
     d.m.resize_zero(s, d.stream);
     d.v.resize_zero(s, d.stream);
+    d.norms.resize_discard(d.n);
     d.reset_stats();
     d.adam_step = 0;
     RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
@@ -113,6 +114,7 @@ double CudaStep::step(const Camera& camera, const RenderSettings& settings, cons
     if (timer) timer->mark(Stage::loss, d.stream);
 
     d.raster.backward(d.view(), d.v_rgb.data(), d.grads_view(), d.stream, timer);
+
     d.adam(lr, config);
     if (timer) timer->mark(Stage::adam, d.stream);
 
@@ -347,19 +349,6 @@ void appearance_step(CudaStep::Impl& d, const Camera& camera, const TrainStepArg
     launch_appearance_update(u, d.stream);
 }
 
-// After backward_footprints: the geometry backward, the regularisers, the densification statistics and Adam.
-void update_parameters(CudaStep::Impl& d, const TrainStepArgs& in, StageTimer* timer) {
-    const bool regularise = in.opacity_reg > 0 || in.scale_reg > 0;
-    DeviceGradsView grads = d.grads_view();
-    grads.camera = in.camera_grads ? d.sums.data() + kSumCamera : nullptr;
-    d.raster.backward_geometry(d.view(), grads, d.stream, timer);
-    if (regularise)
-        launch_mcmc_regularisers(d.params.view(), d.grads.view(), d.n, float(in.opacity_reg),
-                                 float(in.scale_reg), d.sums.data(), d.stream);
-    launch_accumulate_stats(d.stats_view(), d.norms.data(), d.raster.radii(), d.n, d.sums.data(), d.stream);
-    d.adam(in.lr, in.adam);
-}
-
 }  // namespace
 
 TrainStepResult CudaStep::train_step(const TrainStepArgs& in) {
@@ -381,8 +370,14 @@ TrainStepResult CudaStep::train_step(const TrainStepArgs& in) {
     else
         appearance_step(d, camera, in, target);
     if (timer) timer->mark(Stage::loss, d.stream);
-    d.raster.backward_footprints(d.v_rgb.data(), d.stream, timer);
-    update_parameters(d, in, timer);
+    DeviceGradsView grads = d.grads_view();
+    if (in.camera_grads) grads.camera = d.sums.data() + kSumCamera;
+    d.raster.backward(d.view(), d.v_rgb.data(), grads, d.stream, timer);
+    if (in.opacity_reg > 0 || in.scale_reg > 0)
+        launch_mcmc_regularisers(d.params.view(), d.grads.view(), d.n, float(in.opacity_reg),
+                                 float(in.scale_reg), d.sums.data(), d.stream);
+    launch_accumulate_stats(d.stats_view(), d.norms.data(), d.raster.radii(), d.n, d.sums.data(), d.stream);
+    d.adam(in.lr, in.adam);
     if (timer) timer->mark(Stage::adam, d.stream);
     read_sums(d);
     if (timer) read_timings(*timer, *in.timings);

@@ -1,6 +1,5 @@
 // Densification on the GPU: statistics, ADC clone/split/prune, opacity reset, MCMC relocation, growth and
 // noise. The per-Gaussian rules are core/densify_rules.hpp, the functions the CPU plan uses.
-#include "gaussian_updates.cuh"
 #include "radiant/render/cuda/cuda_check.hpp"
 #include "stages.hpp"
 
@@ -56,12 +55,18 @@ __global__ void mcmc_regularisers_kernel(GaussianArrays p, GaussianArrays g, std
     const std::size_t i = thread_index();
     float o = 0.f, s = 0.f;
     if (i < n) {
-        float* v_log_scale = g.log_scales + 3 * i;
-        add_mcmc_regulariser_grads(p.opacity_logits[i], p.log_scales + 3 * i, g.opacity_logits[i],
-                                   v_log_scale, opacity_reg, scale_reg, float(n), o, s);
+        o = sigmoid(p.opacity_logits[i]);
+        g.opacity_logits[i] += opacity_reg / float(n) * o * (1.f - o);
+        for (int c = 0; c < 3; ++c) {
+            const float sc = expf(p.log_scales[3 * i + c]);
+            g.log_scales[3 * i + c] += scale_reg / (3.f * float(n)) * sc;
+            s += sc;
+        }
     }
-    o = warp_sum(o);
-    s = warp_sum(s);
+    for (int off = 16; off > 0; off >>= 1) {
+        o += __shfl_down_sync(0xffffffffu, o, off);
+        s += __shfl_down_sync(0xffffffffu, s, off);
+    }
     if ((threadIdx.x & 31) == 0) {
         atomicAdd(&sums[kSumOpacity], double(o));
         atomicAdd(&sums[kSumScale], double(s));
@@ -73,7 +78,9 @@ __global__ void accumulate_stats_kernel(DensifyStatsView st, const float* norms,
     const std::size_t i = thread_index();
     unsigned visible = 0;
     if (i < n && radii[i] > 0) {
-        accumulate_visible_stats(st, i, norms[i], radii[i]);
+        st.grad_accum[i] += norms[i];
+        st.denom[i] += 1;
+        st.max_radii[i] = fmaxf(st.max_radii[i], float(radii[i]));
         visible = 1;
     }
     const unsigned warp = __popc(__ballot_sync(0xffffffffu, visible));

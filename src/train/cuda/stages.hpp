@@ -10,7 +10,6 @@
 #include "radiant/core/adam_update.hpp"
 #include "radiant/core/appearance.hpp"
 #include "radiant/core/densify_rules.hpp"
-#include "radiant/render/cuda/rasterizer.hpp"
 
 namespace radiant::cuda {
 

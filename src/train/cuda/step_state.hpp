@@ -150,39 +150,29 @@ struct CudaStep::Impl {
                 params.opacity_logits.data(),
                 params.sh.data()};
     }
-    // The next Adam step's element configs (its bias corrections) for each group.
-    struct AdamStepConfigs {
-        AdamElementConfig means, log_scales, quats, opacity_logits, sh;  // sh: DC; sh_rest_lr the others'
-        float sh_rest_lr;
-    };
-    AdamStepConfigs next_adam_step(const LearningRates& lr, const AdamConfig& config) {
-        ++adam_step;
-        const float bias1 = float(1 - std::pow(config.beta1, double(adam_step)));
-        const float bias2 = float(1 - std::pow(config.beta2, double(adam_step)));
+    void adam(const LearningRates& lr, const AdamConfig& config) {
+        Impl& d = *this;
+        ++d.adam_step;
+        const float bias1 = float(1 - std::pow(config.beta1, double(d.adam_step)));
+        const float bias2 = float(1 - std::pow(config.beta2, double(d.adam_step)));
         auto element = [&](double group_lr, const GroupLimit& l) {
             return AdamElementConfig{
                 float(group_lr), float(config.beta1), float(config.beta2), float(config.eps), bias1,
                 bias2,           float(l.grad_clip),  float(l.min),        float(l.max)};
         };
-        return {element(lr.means, config.means), element(lr.log_scales, config.log_scales),
-                element(lr.quats, config.quats), element(lr.opacity_logits, config.opacity_logits),
-                element(lr.sh_dc, config.sh),    float(lr.sh_rest)};
-    }
-    // Adam over the gradients in `grads`.
-    void adam(const LearningRates& lr, const AdamConfig& config) {
-        Impl& d = *this;
-        const AdamStepConfigs c = next_adam_step(lr, config);
         AdamArgs a{};
         auto group = [&](DeviceBuffer<float>& p, DeviceBuffer<float>& g, DeviceBuffer<float>& m,
-                         DeviceBuffer<float>& v, AdamElementConfig e, float rest_lr, int sh_coeffs) {
-            a.groups[a.count++] = {p.data(), g.data(), m.data(), v.data(), p.size(), e, rest_lr, sh_coeffs};
+                         DeviceBuffer<float>& v, AdamElementConfig c, float rest_lr, int sh_coeffs) {
+            a.groups[a.count++] = {p.data(), g.data(), m.data(), v.data(), p.size(), c, rest_lr, sh_coeffs};
         };
-        group(d.params.means, d.grads.means, d.m.means, d.v.means, c.means, 0.f, 0);
-        group(d.params.log_scales, d.grads.log_scales, d.m.log_scales, d.v.log_scales, c.log_scales, 0.f, 0);
-        group(d.params.quats, d.grads.quats, d.m.quats, d.v.quats, c.quats, 0.f, 0);
+        group(d.params.means, d.grads.means, d.m.means, d.v.means, element(lr.means, config.means), 0.f, 0);
+        group(d.params.log_scales, d.grads.log_scales, d.m.log_scales, d.v.log_scales,
+              element(lr.log_scales, config.log_scales), 0.f, 0);
+        group(d.params.quats, d.grads.quats, d.m.quats, d.v.quats, element(lr.quats, config.quats), 0.f, 0);
         group(d.params.opacity_logits, d.grads.opacity_logits, d.m.opacity_logits, d.v.opacity_logits,
-              c.opacity_logits, 0.f, 0);
-        group(d.params.sh, d.grads.sh, d.m.sh, d.v.sh, c.sh, c.sh_rest_lr, sh_coeff_count(d.sh_degree));
+              element(lr.opacity_logits, config.opacity_logits), 0.f, 0);
+        group(d.params.sh, d.grads.sh, d.m.sh, d.v.sh, element(lr.sh_dc, config.sh), float(lr.sh_rest),
+              sh_coeff_count(d.sh_degree));
         a.bad = d.bad.data();
         launch_adam(a, d.stream);
         launch_normalize_quats(d.params.quats.data(), d.n, d.stream);
@@ -196,16 +186,16 @@ struct CudaStep::Impl {
         denom.zero(stream);
         max_radii.zero(stream);
     }
-    // After the parameter count changed: statistics restart (gradients follow when next used).
-    void resized() { reset_stats(); }
+    // After the parameter count changed: gradients and per-Gaussian scratch follow, statistics restart.
+    void resized() {
+        grads.resize_discard(n, sh_degree);
+        norms.resize_discard(n);
+        reset_stats();
+    }
     // Exclusive prefix sum of counts[0..count) into out (CUB), scratch grown as needed.
     void exclusive_scan(const std::uint32_t* in, std::uint32_t* out, std::size_t count);
     void inclusive_scan(const double* in, double* out, std::size_t count);
-    // Every parameter's gradient in memory, sized on first use (the evaluation-only and rendering paths
-    // never need them: a quarter of the per-Gaussian memory).
     DeviceGradsView grads_view() {
-        grads.resize_discard(n, sh_degree);
-        norms.resize_discard(n);
         return {grads.means.data(),          grads.log_scales.data(), grads.quats.data(),
                 grads.opacity_logits.data(), grads.sh.data(),         norms.data()};
     }
