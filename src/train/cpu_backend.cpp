@@ -82,7 +82,8 @@ class CpuBackend final : public Backend {
             const LossValue loss = photometric_loss(shown, target, in.lambda_ssim, &v_shown, &t.mask);
             std::vector<float> g_app(app.per_image(), 0.f);
             v_rgb = appearance_backward(app.model, params, fwd.rgb, v_shown, g_app);
-            out.loss = loss.total + appearance_update(app, in.image, g_app, in.appearance, in.adam);
+            out.loss = loss.total;
+            if (in.update) out.loss += appearance_update(app, in.image, g_app, in.appearance, in.adam);
             out.l1 = loss.l1;
             out.psnr = psnr(shown, target, &t.mask);
         }
@@ -96,6 +97,7 @@ class CpuBackend final : public Backend {
             out.camera_rot = {double(g.camera_rot.x), double(g.camera_rot.y), double(g.camera_rot.z)};
             out.camera_trans = {double(g.camera_trans.x), double(g.camera_trans.y), double(g.camera_trans.z)};
         }
+        if (!in.update) return out;
         const std::size_t n = p.size();
         // MCMC regularisers on the activated opacity and scale.
         if (in.opacity_reg > 0 || in.scale_reg > 0) {

@@ -53,6 +53,7 @@ class CudaBackend final : public Backend {
         a.appearance = in.appearance;
         a.resolution_factor = in.resolution_factor;
         a.camera_grads = in.camera_grads;
+        a.update = in.update;
         StepStats out;
         if (in.profile) a.timings = &out.timings;
         const TrainStepResult r = step_.train_step(a);

@@ -250,6 +250,59 @@ TEST(CudaTraining, CameraPoseGradientsMatchTheCpuBackend) {
     }
 }
 
+bool same_scene(const Scene& a, const Scene& b) {
+    return a.means == b.means && a.log_scales == b.log_scales && a.quats == b.quats &&
+           a.opacity_logits == b.opacity_logits && a.sh == b.sh;
+}
+
+// Pose tracking's measuring steps (StepInput::update = false), on both backends: the loss and camera
+// gradient an updating step gives, and nothing of the state changed — parameters, Adam's moments and step,
+// densification statistics, the image's appearance and its step count. The updating step after it does
+// change them (so the comparisons can fail).
+TEST(CudaTraining, MeasuringStepsLeaveTheStateAsItWas) {
+    REQUIRE_GPU();
+    TrainState s = random_train_state(15);
+    s.appearance = AppearanceState::identity(AppearanceModel::exposure, 1);
+    const Camera cam = test::random_camera(10, 144, 96);
+    std::vector<TargetImage> images(1);
+    images[0].rgb = random_u8(6, 144, 96);
+    for (const std::string name : {"cpu", "cuda"}) {
+        std::unique_ptr<Backend> b = make_backend(name);
+        b->set_images(images);
+        b->load(s);
+        StepInput in;
+        in.camera = &cam;
+        in.settings.sh_degree = 1;
+        in.lr = {1e-4, 1e-3, 1e-3, 1e-2, 2.5e-3, 1e-4};
+        in.appearance = {0.01, 0.01};
+        in.camera_grads = true;
+        in.update = false;
+        const StepStats measured = b->step(in);
+        const TrainState kept = b->save();
+        EXPECT_TRUE(same_scene(kept.params, s.params)) << name;
+        EXPECT_TRUE(same_scene(kept.adam.m, s.adam.m) && same_scene(kept.adam.v, s.adam.v)) << name;
+        EXPECT_EQ(kept.adam.step, s.adam.step) << name;
+        EXPECT_EQ(kept.stats.grad_accum, s.stats.grad_accum) << name;
+        EXPECT_EQ(kept.stats.denom, s.stats.denom) << name;
+        EXPECT_EQ(kept.appearance.params, s.appearance.params) << name;
+        EXPECT_EQ(kept.appearance.steps, s.appearance.steps) << name;
+        in.update = true;
+        const StepStats updated = b->step(in);
+        const TrainState after = b->save();
+        std::printf("[measuring step] %s: loss %.7f / %.7f, camera rot %.6g / %.6g\n", name.c_str(),
+                    measured.loss, updated.loss, measured.camera_rot.x, updated.camera_rot.x);
+        EXPECT_NEAR(measured.loss, updated.loss, 1e-6 * updated.loss) << name;
+        EXPECT_NEAR(measured.camera_rot.x, updated.camera_rot.x, 1e-4 * std::abs(updated.camera_rot.x))
+            << name;
+        EXPECT_NEAR(measured.camera_trans.y, updated.camera_trans.y, 1e-4 * std::abs(updated.camera_trans.y))
+            << name;
+        EXPECT_NE(measured.camera_rot.x, 0.0) << name;
+        EXPECT_FALSE(same_scene(after.params, s.params)) << name;
+        EXPECT_NE(after.stats.denom, s.stats.denom) << name;
+        EXPECT_NE(after.appearance.params, s.appearance.params) << name;
+    }
+}
+
 TEST(CudaEvaluate, PsnrAndSsimMatchTheCpuMetrics) {
     REQUIRE_GPU();
     test::RandomSceneOptions o;

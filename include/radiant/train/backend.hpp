@@ -46,6 +46,9 @@ struct StepInput {
     int resolution_factor = 1;              // train at 1/factor of the resolution: `camera` reduced and the
                                             // image's block means (core/reduce_resolution.hpp)
     bool camera_grads = false;              // StepStats::camera_rot/trans wanted (pose refinement)
+    bool update = true;                     // false: the loss and the camera gradient only — no parameter,
+                                            // optimizer state or densification statistic changes (pose
+                                            // tracking against a fixed scene)
 };
 
 struct StepStats {

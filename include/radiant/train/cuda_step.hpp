@@ -32,6 +32,8 @@ struct TrainStepArgs {
     StepTimings* timings = nullptr;  // per-stage times of this step (CUDA events) when not null
     int resolution_factor = 1;       // train at 1/factor of the resolution (core/reduce_resolution.hpp)
     bool camera_grads = false;       // TrainStepResult::camera_rot/trans wanted (pose refinement)
+    bool update = true;              // false: the loss and gradients only; parameters, moments,
+                                     // appearance and densification statistics stay as they are
 };
 
 struct TrainStepResult {

@@ -310,7 +310,8 @@ void read_sums(CudaStep::Impl& d) {
 }
 
 // The loss of the render as image in.image was exposed: its transform forward, the photometric pass on
-// the result, the VJP back into v_rgb and the transform's gradient, its regulariser and Adam step.
+// the result, the VJP back into v_rgb and the transform's gradient, its regulariser and Adam step (not when
+// the step only measures: TrainStepArgs::update).
 void appearance_step(CudaStep::Impl& d, const Camera& camera, const TrainStepArgs& in,
                      const DeviceTarget& target) {
     RADIANT_CHECK(
@@ -335,6 +336,7 @@ void appearance_step(CudaStep::Impl& d, const Camera& camera, const TrainStepArg
     launch_appearance_forward(a, d.stream);
     photometric(d, camera, d.app_shown.data(), target, float(in.lambda_ssim), d.v_shown.data());
     launch_appearance_backward(a, d.stream);
+    if (!in.update) return;
 
     AppearanceUpdateArgs u;
     u.model = d.app_model;
@@ -376,8 +378,11 @@ TrainStepResult CudaStep::train_step(const TrainStepArgs& in) {
     if (in.opacity_reg > 0 || in.scale_reg > 0)
         launch_mcmc_regularisers(d.params.view(), d.grads.view(), d.n, float(in.opacity_reg),
                                  float(in.scale_reg), d.sums.data(), d.stream);
-    launch_accumulate_stats(d.stats_view(), d.norms.data(), d.raster.radii(), d.n, d.sums.data(), d.stream);
-    d.adam(in.lr, in.adam);
+    if (in.update) {
+        launch_accumulate_stats(d.stats_view(), d.norms.data(), d.raster.radii(), d.n, d.sums.data(),
+                                d.stream);
+        d.adam(in.lr, in.adam);
+    }
     if (timer) timer->mark(Stage::adam, d.stream);
     read_sums(d);
     if (timer) read_timings(*timer, *in.timings);
