@@ -154,11 +154,18 @@ void add_train_command(CLI::App& app) {
                     "protocol for runs with exposure compensation)")
         ->transform(CLI::CheckedTransformer(eval_appearance_names()))
         ->capture_default_str();
+    cmd->add_option("--eval-pose-fit", c.eval_pose_fit,
+                    "fit each test view's pose to the scene by this many measuring steps before scoring it "
+                    "(0: score at the given poses). For --pose-opt runs, whose scene follows the refined "
+                    "training cameras: 100 is enough from a pose within a degree")
+
+        ->capture_default_str();
     cmd->add_flag(
         "--pose-opt", c.pose.enabled,
         "refine each training image's camera pose beside the scene (a 6-DoF correction learned with "
-        "Adam: pose_lr, pose_lr_final, pose_reg in --config); cameras.json gets the refined poses. "
-        "CPU backend only until its CUDA path has run on a GPU");
+        "Adam: pose_lr, pose_lr_final, pose_reg in --config; pose_track_every and pose_track_iters add "
+        "rounds fitting every view to the scene as it stands); cameras.json gets the refined poses. "
+        "Score such runs with --eval-pose-fit");
     cmd->add_flag("--white-bg", c.white_background, "white background (NeRF-synthetic)");
     cmd->add_flag("--random-bg", c.random_background, "random background colour per step");
     cmd->add_option("--seed", c.seed, "random seed")->capture_default_str();
@@ -265,6 +272,8 @@ void add_train_command(CLI::App& app) {
             {"--eval-appearance",
              [](TrainConfig& t, const TrainConfig& f) { t.eval_appearance = f.eval_appearance; }},
             {"--pose-opt", [](TrainConfig& t, const TrainConfig& f) { t.pose.enabled = f.pose.enabled; }},
+            {"--eval-pose-fit",
+             [](TrainConfig& t, const TrainConfig& f) { t.eval_pose_fit = f.eval_pose_fit; }},
             {"--white-bg",
              [](TrainConfig& t, const TrainConfig& f) { t.white_background = f.white_background; }},
             {"--random-bg",
@@ -332,12 +341,18 @@ void add_train_command(CLI::App& app) {
           "identity (as the scene renders) or fit-left-half (a transform fitted on each test image's "
           "left half, the right half scored); default: the run's own")
         ->transform(CLI::CheckedTransformer(eval_appearance_names()));
-    ev->callback([e, eval_undistort, eval_appearance, ev] {
+    auto eval_pose_fit = std::make_shared<int>(0);
+    ev->add_option("--eval-pose-fit", *eval_pose_fit,
+                   "fit each test view's pose to the scene by this many measuring steps before scoring it "
+                   "(default: the run's own; 0: the given poses)");
+    ev->callback([e, eval_undistort, eval_appearance, eval_pose_fit, ev] {
         const std::optional<Undistort> u =
             ev->count("--undistort") ? std::optional<Undistort>(*eval_undistort) : std::nullopt;
         const std::optional<EvalAppearance> protocol =
             ev->count("--eval-appearance") ? std::optional<EvalAppearance>(*eval_appearance) : std::nullopt;
-        const TrainResult r = evaluate_model((*e)[0], (*e)[1], (*e)[2], u, protocol);
+        const std::optional<int> pose_fit =
+            ev->count("--eval-pose-fit") ? std::optional<int>(*eval_pose_fit) : std::nullopt;
+        const TrainResult r = evaluate_model((*e)[0], (*e)[1], (*e)[2], u, protocol, pose_fit);
         for (const ViewMetrics& v : r.views)
             std::printf("%-32s PSNR %6.2f dB  SSIM %.4f\n", v.name.c_str(), v.psnr, v.ssim);
         std::printf("mean (%zu views)                 PSNR %6.2f dB  SSIM %.4f  (%zu Gaussians)\n",

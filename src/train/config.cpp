@@ -82,6 +82,9 @@ void for_each_field(TrainConfig& c, F&& f) {
     f("pose_lr_final", c.pose.lr_final);
     f("pose_reg", c.pose.reg);
     f("pose_start", c.pose.start);
+    f("pose_track_every", c.pose.track_every);
+    f("pose_track_iters", c.pose.track_iters);
+    f("eval_pose_fit", c.eval_pose_fit);
     f("lr_means_init", c.lr.means_init);
     f("lr_means_final", c.lr.means_final);
     f("lr_sh_dc", c.lr.sh_dc);
@@ -232,6 +235,18 @@ void validate(const TrainConfig& c) {
     if (!(c.pose.lr > 0 && c.pose.lr_final > 0 && std::isfinite(c.pose.lr) && std::isfinite(c.pose.lr_final)))
         fail("pose_lr and pose_lr_final must be positive (the rate decays between them exponentially)");
     if (c.pose.start < 0) fail(fmt::format("pose_start {} must not be negative", c.pose.start));
+    // A pose fit spends one render, then 7 a round (train/pose_fit.hpp): fewer than 8 would fit nothing.
+    auto fit_steps_ok = [](long n) { return n == 0 || (n >= 8 && n <= 10000); };
+    if (c.pose.track_every < 0)
+        fail(fmt::format("pose_track_every {} must not be negative", c.pose.track_every));
+    if (c.pose.track_every > 0 && !c.pose.enabled)
+        fail("pose_track_every is set but pose_opt is off: tracking rounds refine the learned corrections");
+    if (c.pose.track_every > 0 && !(fit_steps_ok(c.pose.track_iters) && c.pose.track_iters > 0))
+        fail(fmt::format("pose_track_iters {} is not in 8..10000 (renders per view and round)",
+                         c.pose.track_iters));
+    if (!fit_steps_ok(c.eval_pose_fit))
+        fail(fmt::format("eval_pose_fit {} is neither 0 nor in 8..10000 (renders per test view)",
+                         c.eval_pose_fit));
     if (c.strategy != "default" && c.strategy != "mcmc")
         fail(fmt::format("strategy '{}' is not default or mcmc", c.strategy));
     if (c.sh_degree < 0 || c.sh_degree > 3) fail(fmt::format("sh_degree {} is not in 0..3", c.sh_degree));

@@ -95,6 +95,22 @@ void remove_common_motion(PoseState& s, const std::vector<const Camera*>& camera
     }
 }
 
+void remove_mean_turn(PoseState& s, const std::vector<std::size_t>& images) {
+    if (images.empty()) return;
+    Vec3<double> mean{};
+    for (const std::size_t i : images)
+        mean = mean + Vec3<double>{s.delta[i][0], s.delta[i][1], s.delta[i][2]};
+    mean = (1.0 / double(images.size())) * mean;
+    for (const std::size_t i : images) {
+        std::array<double, 6>& d = s.delta[i];
+        const Vec3<double> w{d[0], d[1], d[2]}, tau{d[3], d[4], d[5]};
+        const Vec3<double> w2 = w - mean;
+        // The centre −Rᵀ·exp(−[ω]×)·τ − Rᵀt stays: τ' = exp([ω']×)·exp(−[ω]×)·τ.
+        const Vec3<double> tau2 = so3_exp(w2) * (transpose(so3_exp(w)) * tau);
+        d = {w2.x, w2.y, w2.z, tau2.x, tau2.y, tau2.z};
+    }
+}
+
 double pose_lr(const PoseConfig& c, long step, long steps) {
     const long span = steps - c.start;
     const double f = span > 1 ? std::clamp(double(step - c.start) / double(span), 0.0, 1.0) : 1.0;

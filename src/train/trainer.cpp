@@ -28,6 +28,7 @@
 #include "radiant/train/initialize.hpp"
 #include "radiant/train/loss.hpp"
 #include "radiant/train/memory_cap.hpp"
+#include "radiant/train/pose_fit.hpp"
 #include "radiant/train/run_profile.hpp"
 #include "radiant/train/tile_tuner.hpp"
 
@@ -144,17 +145,21 @@ struct Evaluation {
     std::vector<ViewMetrics> views;
     std::vector<Image<float>> renders;
     double psnr = 0, ssim = 0;
+    double pose_turn_deg = 0, pose_move = 0;  // with a pose fit: mean turn and move (fraction of the extent)
 };
 
 // How test views are scored: as the scene renders them, or with a transform fitted on each image's left
-// half and the right half scored (train/appearance_fit.hpp).
+// half and the right half scored (train/appearance_fit.hpp); at the given pose, or at one fitted to the scene
+// first (train/pose_fit.hpp).
 struct EvalProtocol {
     EvalAppearance appearance = EvalAppearance::identity;
     const std::vector<TargetImage>* images = nullptr;
+    int pose_fit = 0;  // measuring steps fitting each view's pose (0: the given pose)
+    double lambda_ssim = 0.2, extent = 1;
 };
 
-EvalProtocol eval_protocol(const TrainConfig& c, const std::vector<TargetImage>& images) {
-    return {c.eval_appearance, &images};
+EvalProtocol eval_protocol(const TrainConfig& c, const std::vector<TargetImage>& images, double extent) {
+    return {c.eval_appearance, &images, c.eval_pose_fit, c.lambda_ssim, extent};
 }
 
 ViewScore fit_left_half_score(const TargetImage& t, Image<float>& render) {
@@ -171,8 +176,21 @@ Evaluation evaluate(Backend& backend, const Dataset& ds, const std::vector<std::
     const bool fit = protocol.appearance == EvalAppearance::fit_left_half;
     for (std::size_t i : ids) {
         Image<float> r;
-        ViewScore score =
-            backend.evaluate(ds.views[i].camera, settings, i, keep_renders || fit ? &r : nullptr);
+        Camera camera = ds.views[i].camera;
+        if (protocol.pose_fit > 0) {
+            StepInput in;
+            in.image = i;
+            in.settings = settings;
+            in.lambda_ssim = protocol.lambda_ssim;
+            const std::array<double, 6> d =
+                fit_pose(backend, in, camera, {}, PoseFit{protocol.pose_fit, 0}, protocol.extent);
+            camera = corrected_camera(camera, d);
+            const double turn = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) * 180 / std::numbers::pi;
+            const Vec3<double> c0 = ds.views[i].camera.centre(), c1 = camera.centre();
+            e.pose_turn_deg += turn / double(ids.size());
+            e.pose_move += std::sqrt(dot(c1 - c0, c1 - c0)) / protocol.extent / double(ids.size());
+        }
+        ViewScore score = backend.evaluate(camera, settings, i, keep_renders || fit ? &r : nullptr);
         if (fit) score = fit_left_half_score((*protocol.images)[i], r);
         ViewMetrics m{ds.views[i].name, score.psnr, score.ssim};
         e.psnr += m.psnr;
@@ -221,8 +239,8 @@ void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
                    const std::vector<TargetImage>& images, const std::vector<std::size_t>& eval_ids,
                    bool eval_is_test, const Checkpoint& ck, const RunProfile& profile, TrainResult& result) {
     const fs::path out(c.output);
-    const Evaluation ev =
-        evaluate(backend, ds, eval_ids, eval_settings(c, c.sh_degree), true, eval_protocol(c, images));
+    const Evaluation ev = evaluate(backend, ds, eval_ids, eval_settings(c, c.sh_degree), true,
+                                   eval_protocol(c, images, ds.extent));
     result.test_psnr = ev.psnr;
     result.test_ssim = ev.ssim;
     result.views = ev.views;
@@ -255,6 +273,10 @@ void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
     m["ssim"] = ev.ssim;
     m["eval_views"] = eval_is_test ? "test" : "train (no test split: every 8th training view)";
     m["eval_appearance"] = to_string(c.eval_appearance);
+    if (c.eval_pose_fit > 0)
+        m["eval_pose_fit"] = {{"steps", c.eval_pose_fit},
+                              {"mean_turn_deg", ev.pose_turn_deg},
+                              {"mean_move_fraction_of_extent", ev.pose_move}};
     m["gaussians"] = backend.size();
     m["steps"] = ck.step;
     m["train_seconds"] = ck.seconds;
@@ -284,8 +306,12 @@ void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
         {"training time", format_duration(ck.seconds)},
         {eval_is_test ? "test PSNR" : "train-view PSNR",
          fmt::format(
-             "{:.2f} dB{}", ev.psnr,
-             c.eval_appearance == EvalAppearance::fit_left_half ? " (right halves, fit on the left)" : "")},
+             "{:.2f} dB{}{}", ev.psnr,
+             c.eval_appearance == EvalAppearance::fit_left_half ? " (right halves, fit on the left)" : "",
+             c.eval_pose_fit > 0
+                 ? fmt::format(" (poses fitted: {:.3f}° and {:.3f} % of the extent on average)",
+                               ev.pose_turn_deg, 100 * ev.pose_move)
+                 : std::string())},
         {eval_is_test ? "test SSIM" : "train-view SSIM", fmt::format("{:.4f}", ev.ssim)},
         {"strategy", c.strategy}};
     report.history = ck.history;
@@ -527,6 +553,24 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
                 pose_update(ck.poses, view, st.camera_rot, st.camera_trans, pose_lr(c.pose, step, c.steps),
                             ds.extent, c.pose);
                 remove_common_motion(ck.poses, given_cameras, train_ids);
+                // Every camera turned alike in its own frame, with the scene shifted to match, changes the
+                // images only through parallax: the tracking rounds' long steps drift along it unless it
+                // is held (the given poses are taken as right on average).
+                if (c.pose.track_every > 0) remove_mean_turn(ck.poses, train_ids);
+                if (c.pose.track_every > 0 && step % c.pose.track_every == 0) {
+                    // Each training view's correction fitted alone to the scene as it now stands: the
+                    // scene's compromise between inconsistent poses pulls each view towards agreement,
+                    // faster than the one update an epoch gives.
+                    const PoseFit fit{c.pose.track_iters, c.pose.reg};
+                    for (const std::size_t v : train_ids) {
+                        StepInput t = in;
+                        t.image = v;
+                        ck.poses.delta[v] =
+                            fit_pose(*backend, t, ds.views[v].camera, ck.poses.delta[v], fit, ds.extent);
+                    }
+                    remove_common_motion(ck.poses, given_cameras, train_ids);
+                    remove_mean_turn(ck.poses, train_ids);
+                }
             }
             if (in.profile) profile.add_step(st.timings);
             if (const std::string why = watch.add(step, st.loss); !why.empty()) {
@@ -642,7 +686,7 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
                 const Evaluation ev = timed(
                     [&] {
                         return evaluate(*backend, ds, eval_ids, eval_settings(c, in.settings.sh_degree),
-                                        false, eval_protocol(c, images));
+                                        false, eval_protocol(c, images, ds.extent));
                     },
                     &RunProfile::add_eval);
                 excluded_seconds +=
@@ -692,8 +736,8 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
     }
     if (c.pose.enabled) write_corrected_cameras(out, ds, train_ids, ck.poses);
     if (const std::string chosen = tiles.summary(); !chosen.empty()) log_info("trained with {}", chosen);
-    const Evaluation final_eval =
-        evaluate(*backend, ds, eval_ids, eval_settings(c, c.sh_degree), false, eval_protocol(c, images));
+    const Evaluation final_eval = evaluate(*backend, ds, eval_ids, eval_settings(c, c.sh_degree), false,
+                                           eval_protocol(c, images, ds.extent));
     ck.evals.push_back({ck.step, final_eval.psnr, final_eval.ssim});
     save();
     write_outputs(c, *backend, ds, images, eval_ids, has_test, ck, profile, result);
@@ -753,7 +797,7 @@ std::optional<RenderSettings> run_render_settings(const std::string& run_dir) {
 
 TrainResult evaluate_model(const std::string& model, const std::string& data_dir,
                            const std::string& backend_name, std::optional<Undistort> undistort,
-                           std::optional<EvalAppearance> eval_appearance) {
+                           std::optional<EvalAppearance> eval_appearance, std::optional<int> eval_pose_fit) {
     const fs::path path(model);
     std::error_code ec;
     if (!fs::exists(path, ec)) throw IoError(model, "does not exist");
@@ -779,6 +823,10 @@ TrainResult evaluate_model(const std::string& model, const std::string& data_dir
     if (!data_dir.empty()) c.data = data_dir;
     if (undistort) c.undistort = *undistort;
     if (eval_appearance) c.eval_appearance = *eval_appearance;
+    if (eval_pose_fit) {
+        c.eval_pose_fit = *eval_pose_fit;
+        validate(c);
+    }
     std::unique_ptr<Backend> backend = make_backend(backend_name);  // a bad name fails before any loading
     Dataset scored = open_dataset(c.data, dataset_options(c));
     if (!run_folder && scored.format == "nerf-synthetic" && !c.white_background) {
@@ -799,7 +847,7 @@ TrainResult evaluate_model(const std::string& model, const std::string& data_dir
     s.stats.reset(s.params.size());
     backend->load(s);
     const Evaluation ev = evaluate(*backend, scored, ids, eval_settings(c, s.params.sh_degree), false,
-                                   eval_protocol(c, images));
+                                   eval_protocol(c, images, scored.extent));
     TrainResult r;
     r.test_psnr = ev.psnr;
     r.test_ssim = ev.ssim;
@@ -815,6 +863,10 @@ TrainResult evaluate_model(const std::string& model, const std::string& data_dir
     j["backend"] = backend->name();
     j["undistort"] = to_string(c.undistort);
     j["eval_appearance"] = to_string(c.eval_appearance);
+    if (c.eval_pose_fit > 0)
+        j["eval_pose_fit"] = {{"steps", c.eval_pose_fit},
+                              {"mean_turn_deg", ev.pose_turn_deg},
+                              {"mean_move_fraction_of_extent", ev.pose_move}};
     j["per_view"] = nlohmann::json::array();
     for (const ViewMetrics& v : ev.views)
         j["per_view"].push_back({{"name", v.name}, {"psnr", v.psnr}, {"ssim", v.ssim}});

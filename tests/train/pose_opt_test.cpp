@@ -1,16 +1,21 @@
 // Issue 22 item 2: pose refinement — the correction's parameter gradient against central differences in
-// double, its Adam step, the checkpoint section, and settings that refuse what cannot run.
+// double, its Adam step, fitting one view's pose to a fixed scene, the checkpoint section, and settings that
+// refuse what cannot run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <random>
 
 #include "radiant/core/camera_grad.hpp"
 #include "radiant/core/error.hpp"
+#include "radiant/io/image_io.hpp"
 #include "radiant/render/cpu/render_cpu.hpp"
+#include "radiant/train/backend.hpp"
 #include "radiant/train/checkpoint.hpp"
 #include "radiant/train/config.hpp"
+#include "radiant/train/pose_fit.hpp"
 #include "radiant/train/pose_opt.hpp"
 #include "support/gradient_check.hpp"
 #include "support/random_scene.hpp"
@@ -106,6 +111,83 @@ TEST(PoseOpt, CorrectionMovesTheCameraFrameAndAdamDescends) {
     EXPECT_NEAR(pose_lr(late, 100, 100), late.lr_final, 1e-15);
 }
 
+// Rotation angle (degrees) and centre distance between two cameras.
+std::pair<double, double> pose_gap(const Camera& a, const Camera& b) {
+    const Mat3<double> d = a.R * transpose(b.R);
+    const double c = std::clamp((d.m[0][0] + d.m[1][1] + d.m[2][2] - 1) / 2, -1.0, 1.0);
+    const Vec3<double> e = a.centre() - b.centre();
+    return {std::acos(c) * 180 / 3.14159265358979323846, std::sqrt(dot(e, e))};
+}
+
+// fit_pose (tracking rounds, --eval-pose-fit): a camera turned by ~0.3° and moved by ~1.5 % of the scene's
+// size comes back to the pose its image was rendered from, and the scene, its moments and statistics stay
+// as they were (the steps only measure).
+TEST(PoseFit, AShiftedCameraComesBackAndTheSceneStays) {
+    test::RandomSceneOptions o;
+    o.count = 3000;
+    o.sh_degree = 1;
+    TrainState s;
+    s.params = test::random_scene(21, o);
+    s.adam.reset_like(s.params);
+    s.stats.reset(s.params.size());
+    const Camera truth = test::random_camera(4, 96, 72);
+    RenderSettings rs;
+    rs.sh_degree = 1;
+    std::vector<TargetImage> images(1);
+    images[0].rgb = to_u8(cpu::render_forward(s.params, truth, rs).rgb);
+    const Camera given = corrected_camera(truth, {0.004, -0.003, 0.002, 0.02, -0.015, 0.01});
+    std::unique_ptr<Backend> b = make_backend("cpu");
+    b->set_images(images);
+    b->load(s);
+    StepInput in;
+    in.settings = rs;
+    const std::array<double, 6> d = fit_pose(*b, in, given, {}, PoseFit{100, 0}, 2.0);
+    const auto [turn0, move0] = pose_gap(given, truth);
+    const auto [turn1, move1] = pose_gap(corrected_camera(given, d), truth);
+    std::printf("[pose fit] %.4f° and %.5f away before, %.4f° and %.5f after\n", turn0, move0, turn1, move1);
+    EXPECT_GT(turn0, 0.25);
+    EXPECT_LT(turn1, 0.1 * turn0);
+    EXPECT_LT(move1, 0.1 * move0);
+    const TrainState kept = b->save();
+    EXPECT_EQ(kept.params.means, s.params.means);
+    EXPECT_EQ(kept.params.sh, s.params.sh);
+    EXPECT_EQ(kept.adam.m.means, s.adam.m.means);
+    EXPECT_EQ(kept.stats.denom, s.stats.denom);
+    EXPECT_EQ(fit_pose(*b, in, given, d, PoseFit{0, 0}, 2.0), d);  // no steps: as given
+}
+
+// Turns alike in every camera's own frame are taken out (the tracking rounds' near-gauge); each camera's
+// centre stays where its correction put it, and what differs between cameras stays.
+TEST(PoseOpt, MeanTurnIsTakenOutAndCentresStay) {
+    std::vector<Camera> cams;
+    for (std::uint32_t k = 0; k < 4; ++k) cams.push_back(test::random_camera(30 + k, 32, 24));
+    PoseState s = PoseState::zero(4);
+    const Vec3<double> common{0.01, -0.02, 0.005};
+    for (std::size_t i = 0; i < 4; ++i)
+        s.delta[i] = {common.x + 0.001 * double(i),
+                      common.y,
+                      common.z - 0.002 * double(i),
+                      0.05 * double(i),
+                      -0.03,
+                      0.02};
+    std::vector<Vec3<double>> centres;
+    for (std::size_t i = 0; i < 4; ++i) centres.push_back(corrected_camera(cams[i], s.delta[i]).centre());
+    const PoseState before = s;
+    remove_mean_turn(s, {0, 1, 2, 3});
+    Vec3<double> mean{};
+    for (std::size_t i = 0; i < 4; ++i) {
+        mean = mean + Vec3<double>{s.delta[i][0], s.delta[i][1], s.delta[i][2]};
+        const Vec3<double> c = corrected_camera(cams[i], s.delta[i]).centre();
+        EXPECT_NEAR(c.x, centres[i].x, 1e-12);
+        EXPECT_NEAR(c.y, centres[i].y, 1e-12);
+        EXPECT_NEAR(c.z, centres[i].z, 1e-12);
+        EXPECT_NEAR(s.delta[i][0] - s.delta[0][0], before.delta[i][0] - before.delta[0][0], 1e-15);
+    }
+    EXPECT_NEAR(mean.x, 0, 1e-15);
+    EXPECT_NEAR(mean.y, 0, 1e-15);
+    EXPECT_NEAR(mean.z, 0, 1e-15);
+}
+
 // Corrections that all move their cameras by one world motion are the scene moving with them: removed. What
 // differs between cameras stays.
 TEST(PoseOpt, CommonMotionIsTakenOut) {
@@ -184,6 +266,21 @@ TEST(PoseOpt, CheckpointKeepsTheCorrectionsAndRefusesBadOnes) {
     EXPECT_THROW(validate(t), Error);
     t.pose.start = 200;
     EXPECT_NO_THROW(validate(t));
+    t.pose.track_every = 500;  // tracking rounds refine corrections that only --pose-opt learns
+    EXPECT_THROW(validate(t), Error);
+    t.pose.enabled = true;
+    EXPECT_NO_THROW(validate(t));
+    t.pose.track_iters = 7;  // one render and no round: nothing fitted
+    EXPECT_THROW(validate(t), Error);
+    t.pose.track_iters = 50;
+    t.eval_pose_fit = -1;
+    EXPECT_THROW(validate(t), Error);
+    t.eval_pose_fit = 3;
+    EXPECT_THROW(validate(t), Error);
+    t.eval_pose_fit = 100;
+    EXPECT_NO_THROW(validate(t));
+    EXPECT_EQ(config_from_json(config_to_json(t), "c", TrainConfig{}).pose.track_every, 500);
+    EXPECT_EQ(config_from_json(config_to_json(t), "c", TrainConfig{}).eval_pose_fit, 100);
 }
 
 }  // namespace

@@ -59,6 +59,10 @@ struct TrainConfig {
     AppearanceConfig appearance;
     PoseConfig pose;  // per-image pose refinement (--pose-opt), off by default
     EvalAppearance eval_appearance = EvalAppearance::identity;
+    // Before a test view is scored, its pose is fitted to the scene by this many measuring steps
+    // (train/pose_fit.hpp; 0: scored at its given pose). For --pose-opt runs, whose scene follows the
+    // refined training cameras rather than the given ones.
+    int eval_pose_fit = 0;
     RenderSettings render;
     // On the CUDA backend, time 8- and 16-pixel tiles during the run and train with the faster (TileTuner;
     // the output is the same); false: train with render.tile_size throughout.

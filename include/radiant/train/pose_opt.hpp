@@ -23,6 +23,10 @@ struct PoseConfig {
     double lr = 3e-4, lr_final = 3e-5;
     double reg = 1e-6;  // weight decay (L2 on ω and τ / extent, gsplat's pose_opt_reg)
     long start = 0;     // steps before the corrections start to learn (the rate decays over the rest)
+    // Tracking rounds: every track_every steps (0: none), each training view's correction alone is fitted to
+    // the scene as it stands with track_iters measuring steps (train/pose_fit.hpp).
+    long track_every = 0;
+    int track_iters = 50;
 };
 
 struct PoseState {
@@ -58,6 +62,10 @@ void pose_update(PoseState& state, std::size_t image, Vec3<double> v_rot, Vec3<d
 // every one of them (to first order), so the refined cameras keep the given ones' average placement.
 void remove_common_motion(PoseState& state, const std::vector<const Camera*>& cameras,
                           const std::vector<std::size_t>& images);
+
+// Takes the mean of the turns ω (each in its own camera's frame) out of every correction, keeping each
+// camera's centre where it is.
+void remove_mean_turn(PoseState& state, const std::vector<std::size_t>& images);
 
 // The rate at `step` of `steps`: lr decaying exponentially to lr_final.
 double pose_lr(const PoseConfig& config, long step, long steps);

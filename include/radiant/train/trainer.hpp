@@ -77,11 +77,13 @@ TrainResult resume(const std::string& run_dir, const ResumeChanges& changes = {}
 // scene.ply with its config.json, on its own dataset unless `data_dir` names another) or a scene file of any
 // format (.ply, .spz, .splat, .compressed.ply; `data_dir` required, default settings). `undistort` other
 // than the run's scores an `ewa` model on the other mode's views (a mask-trained model on crop's pixels,
-// say). `eval_appearance` other than the run's scores with that protocol (train/appearance_fit.hpp).
+// say). `eval_appearance` other than the run's scores with that protocol (train/appearance_fit.hpp);
+// `eval_pose_fit` other than the run's fits each test view's pose first (train/pose_fit.hpp).
 // Writes eval.json beside the model (in the run folder, or the scene file's folder).
 TrainResult evaluate_model(const std::string& model, const std::string& data_dir, const std::string& backend,
                            std::optional<Undistort> undistort = std::nullopt,
-                           std::optional<EvalAppearance> eval_appearance = std::nullopt);
+                           std::optional<EvalAppearance> eval_appearance = std::nullopt,
+                           std::optional<int> eval_pose_fit = std::nullopt);
 
 // The render settings a run folder trained and was scored with (its config.json: shading, anti-aliasing,
 // background, …); nullopt when the folder has no config.json.
