@@ -66,14 +66,24 @@ std::array<double, 6> fit_pose(Backend& backend, StepInput in, const Camera& giv
         }
         return r;
     };
+    auto unscaled = [&](Vec6 p) {
+        for (int k = 3; k < 6; ++k) p[std::size_t(k)] *= extent;
+        return p;
+    };
     Vec6 p = delta;
     for (int k = 3; k < 6; ++k) p[std::size_t(k)] /= extent;
     if (left <= 0) return delta;
     Probe at = probe(p);
-    if (!std::isfinite(at.loss)) return delta;
-    // Levenberg–Marquardt on a Hessian from finite differences of the gradient (6 steps a round): turning
-    // and moving the camera shift the image almost alike, so the loss is a long, narrow valley that
-    // first-order steps (Adam's) cross and recross instead of following.
+    auto finite = [](const Probe& r) {
+        bool ok = std::isfinite(r.loss);
+        for (double g : r.grad) ok = ok && std::isfinite(g);
+        return ok;
+    };
+    if (!finite(at)) return delta;
+    // Levenberg–Marquardt on a Hessian from finite differences of the gradient (7 renders a round: 6 for the
+    // Hessian, 1 for the step, more when a step is refused and damped harder): turning and moving the camera
+    // shift the image almost alike, so the loss is a long, narrow valley that first-order steps (Adam's)
+    // cross and recross instead of following.
     const double h = 3e-4;  // ~0.02°, and 0.03 % of the extent
     double mu = 1e-3;
     while (left >= 7) {
@@ -82,6 +92,7 @@ std::array<double, 6> fit_pose(Backend& backend, StepInput in, const Camera& giv
             Vec6 q = p;
             q[std::size_t(k)] += h;
             const Probe b = probe(q);
+            if (!finite(b)) return unscaled(p);
             for (int r = 0; r < 6; ++r)
                 hess[std::size_t(r)][std::size_t(k)] = (b.grad[std::size_t(r)] - at.grad[std::size_t(r)]) / h;
         }
@@ -92,7 +103,7 @@ std::array<double, 6> fit_pose(Backend& backend, StepInput in, const Camera& giv
                 hess[std::size_t(r)][std::size_t(k)] = hess[std::size_t(k)][std::size_t(r)] = m;
             }
         bool moved = false;
-        while (left >= 1 && !moved) {
+        while (left >= 1 && !moved && mu <= 1e6) {
             Mat6 a = hess;
             double scale = 0;
             for (int r = 0; r < 6; ++r)
@@ -107,7 +118,7 @@ std::array<double, 6> fit_pose(Backend& backend, StepInput in, const Camera& giv
             Vec6 q = p;
             for (int k = 0; k < 6; ++k) q[std::size_t(k)] += step[std::size_t(k)];
             const Probe b = probe(q);
-            if (std::isfinite(b.loss) && b.loss < at.loss) {
+            if (finite(b) && b.loss < at.loss) {
                 p = q;
                 at = b;
                 mu = std::max(mu / 4, 1e-6);
@@ -115,12 +126,10 @@ std::array<double, 6> fit_pose(Backend& backend, StepInput in, const Camera& giv
             } else {
                 mu *= 8;
             }
-            if (mu > 1e6) break;
         }
         if (!moved) break;
     }
-    for (int k = 3; k < 6; ++k) p[std::size_t(k)] *= extent;
-    return p;
+    return unscaled(p);
 }
 
 }  // namespace radiant

@@ -154,6 +154,10 @@ TEST(PoseFit, AShiftedCameraComesBackAndTheSceneStays) {
     EXPECT_EQ(kept.adam.m.means, s.adam.m.means);
     EXPECT_EQ(kept.stats.denom, s.stats.denom);
     EXPECT_EQ(fit_pose(*b, in, given, d, PoseFit{0, 0}, 2.0), d);  // no steps: as given
+    // A camera turned away from the scene sees nothing: no gradient, no step taken, and the fit ends.
+    const Camera away = corrected_camera(truth, {3.14159, 0, 0, 0, 0, 0});
+    const std::array<double, 6> start{0.01, 0, 0, 0, 0, 0};
+    EXPECT_EQ(fit_pose(*b, in, away, start, PoseFit{200, 0}, 2.0), start);
 }
 
 // Turns alike in every camera's own frame are taken out (the tracking rounds' near-gauge); each camera's
