@@ -289,6 +289,11 @@ BatchStepResult batch_step(Communicator& comm, Share& share, const BatchStepInpu
         add(total, g);
         add_stats(stats, g, fwd.projected.radii);
     }
+    if (in.opacity_reg > 0 || in.scale_reg > 0) {
+        std::vector<double> count{double(share.scene.size())};
+        comm.all_reduce_sum(count);
+        add_mcmc_regularisers(share.scene, total, in.opacity_reg, in.scale_reg, count[0]);
+    }
     adam_step(share.scene, total, share.adam, in.lr, in.adam);
 
     comm.all_reduce_sum(sums);
@@ -310,6 +315,8 @@ double batch_step_single(Scene& scene, AdamState& adam, const BatchStepInput& in
         add(total, g);
         add_stats(stats, g, fwd.projected.radii);
     }
+    if (in.opacity_reg > 0 || in.scale_reg > 0)
+        add_mcmc_regularisers(scene, total, in.opacity_reg, in.scale_reg, double(scene.size()));
     adam_step(scene, total, adam, in.lr, in.adam);
     return loss;
 }

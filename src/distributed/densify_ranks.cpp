@@ -95,4 +95,118 @@ DensifyCounts densify_adc_ranks(Communicator& comm, Share& share, DensifyStats& 
     return counts;
 }
 
+DensifyCounts densify_mcmc_ranks(Communicator& comm, Share& share, DensifyStats& stats,
+                                 const McmcConfig& config, std::uint64_t seed) {
+    Scene& p = share.scene;
+    const std::size_t n = p.size(), k = std::size_t(p.sh_coeffs()) * 3;
+    RADIANT_CHECK(share.ids.size() == n, "densify_mcmc_ranks: ids do not match the share");
+    // Every Gaussian's opacity, in id order: the scene's as one process holds it.
+    Bytes mine;
+    Writer w(mine);
+    for (std::size_t i = 0; i < n; ++i) {
+        w.put(share.ids[i]);
+        w.put(p.opacity_logits[i]);
+    }
+    std::vector<std::pair<std::uint64_t, float>> all;
+    for (const Bytes& b : all_gather(comm, mine)) {
+        Reader r(b);
+        while (!r.done()) {
+            const auto id = r.get<std::uint64_t>();
+            all.emplace_back(id, r.get<float>());
+        }
+    }
+    std::sort(all.begin(), all.end());
+    Scene whole;  // opacities only: what plan_mcmc reads
+    whole.opacity_logits.resize(all.size());
+    for (std::size_t g = 0; g < all.size(); ++g) {
+        RADIANT_CHECK(all[g].first == g, "densify_mcmc_ranks: the ids are not 0 … N−1, each once");
+        whole.opacity_logits[g] = all[g].second;
+    }
+    const DensifyPlan plan = plan_mcmc(whole, config, seed);
+    DensifyCounts counts;
+    counts.relocate = plan.relocate_dead.size();
+    counts.add = plan.add_source.size();
+
+    // The owners correct their sources: each loses opacity and scale for the copies made of it.
+    std::vector<int> copies(all.size(), 1);
+    for (std::int32_t s : plan.relocate_source) ++copies[std::size_t(s)];
+    for (std::int32_t s : plan.add_source) ++copies[std::size_t(s)];
+    auto zero_moments = [&](std::size_t i) {
+        for (Scene* m : {&share.adam.m, &share.adam.v}) {
+            std::fill_n(m->means.begin() + std::ptrdiff_t(3 * i), 3, 0.f);
+            std::fill_n(m->log_scales.begin() + std::ptrdiff_t(3 * i), 3, 0.f);
+            std::fill_n(m->quats.begin() + std::ptrdiff_t(4 * i), 4, 0.f);
+            m->opacity_logits[i] = 0.f;
+            std::fill_n(m->sh.begin() + std::ptrdiff_t(k * i), k, 0.f);
+        }
+    };
+    Bytes sources;
+    Writer sw(sources);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t g = std::size_t(share.ids[i]);
+        if (copies[g] == 1) continue;
+        double o_new, factor;
+        mcmc_relocation(sigmoid(double(p.opacity_logits[i])), copies[g], o_new, factor);
+        o_new = std::clamp(o_new, 0.005, 1.0 - 1e-6);
+        p.opacity_logits[i] = float(logit(o_new));
+        for (int c = 0; c < 3; ++c) p.log_scales[3 * i + std::size_t(c)] += float(std::log(factor));
+        zero_moments(i);
+        sw.put(std::uint64_t(g));
+        sw.put(&p.means[3 * i], 3);
+        sw.put(&p.log_scales[3 * i], 3);
+        sw.put(&p.quats[4 * i], 4);
+        sw.put(p.opacity_logits[i]);
+        sw.put(&p.sh[k * i], k);
+    }
+    // Every corrected source, on every rank, before any dead Gaussian is overwritten (one process copies
+    // from a snapshot taken at this point too).
+    Scene src;
+    src.sh_degree = p.sh_degree;
+    std::vector<std::size_t> slot(all.size(), std::size_t(-1));
+    for (const Bytes& b : all_gather(comm, sources)) {
+        Reader r(b);
+        while (!r.done()) {
+            const auto g = std::size_t(r.get<std::uint64_t>());
+            const std::size_t j = src.size();
+            src.resize(j + 1);
+            r.get(&src.means[3 * j], 3);
+            r.get(&src.log_scales[3 * j], 3);
+            r.get(&src.quats[4 * j], 4);
+            src.opacity_logits[j] = r.get<float>();
+            r.get(&src.sh[k * j], k);
+            slot[g] = j;
+        }
+    }
+    auto copy_source = [&](std::size_t g, std::size_t i) {
+        const std::size_t j = slot[g];
+        RADIANT_CHECK(j != std::size_t(-1), "densify_mcmc_ranks: a source no rank sent");
+        std::copy_n(src.means.begin() + std::ptrdiff_t(3 * j), 3, p.means.begin() + std::ptrdiff_t(3 * i));
+        std::copy_n(src.log_scales.begin() + std::ptrdiff_t(3 * j), 3,
+                    p.log_scales.begin() + std::ptrdiff_t(3 * i));
+        std::copy_n(src.quats.begin() + std::ptrdiff_t(4 * j), 4, p.quats.begin() + std::ptrdiff_t(4 * i));
+        p.opacity_logits[i] = src.opacity_logits[j];
+        std::copy_n(src.sh.begin() + std::ptrdiff_t(k * j), k, p.sh.begin() + std::ptrdiff_t(k * i));
+        zero_moments(i);
+    };
+    std::vector<std::size_t> local(all.size(), std::size_t(-1));
+    for (std::size_t i = 0; i < n; ++i) local[std::size_t(share.ids[i])] = i;
+    for (std::size_t r = 0; r < plan.relocate_dead.size(); ++r) {
+        const std::size_t dead = std::size_t(plan.relocate_dead[r]);
+        if (local[dead] != std::size_t(-1)) copy_source(std::size_t(plan.relocate_source[r]), local[dead]);
+    }
+    if (comm.rank() == 0) {
+        for (std::size_t a = 0; a < plan.add_source.size(); ++a) {
+            const std::size_t i = p.size();
+            p.resize(i + 1);
+            share.adam.m.resize(i + 1);
+            share.adam.v.resize(i + 1);
+            share.ids.push_back(std::uint64_t(all.size() + a));
+            copy_source(std::size_t(plan.add_source[a]), i);
+        }
+    }
+    rebalance(comm, share);
+    stats.reset(share.scene.size());
+    return counts;
+}
+
 }  // namespace radiant::distributed

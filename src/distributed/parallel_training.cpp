@@ -31,6 +31,8 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
     RADIANT_CHECK(!views.empty(), "Gaussian-parallel training needs views");
     RADIANT_CHECK(c.batch >= 1 && std::size_t(c.batch) <= views.size(),
                   "the batch must hold between one view and all of them");
+    RADIANT_CHECK(c.strategy == "default" || c.strategy == "mcmc",
+                  "Gaussian-parallel training: the strategy is default or mcmc");
     const int ranks = comm.size();
     Share share = initial_share(initial, comm.rank(), ranks);
     DensifyStats stats;
@@ -61,6 +63,11 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
         in.settings.sh_degree = active_sh_degree(step, c.sh_degree, c.sh_interval);
         in.lr = learning_rates(c.lr, c.extent, step, c.steps);
         in.lambda_ssim = c.lambda_ssim;
+        const bool mcmc = c.strategy == "mcmc";
+        if (mcmc) {
+            in.opacity_reg = c.mcmc.opacity_reg;
+            in.scale_reg = c.mcmc.scale_reg;
+        }
         if (c.balance_views) {
             std::vector<double> estimate;
             for (std::size_t v : batch) estimate.push_back(costs.estimate(v));
@@ -70,15 +77,25 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
         for (std::size_t j = 0; j < batch.size(); ++j) costs.observe(batch[j], r.view_pairs[j]);
         result.losses.push_back(r.loss);
 
-        // ADC and the opacity reset, on the steps the single-process trainer takes them.
-        const AdcConfig& a = c.adc;
-        if (step < a.stop && step > a.start && step % a.interval == 0)
-            densify_adc_ranks(comm, share, stats, a, c.extent, step, c.seed + std::uint64_t(step));
-        if (step < a.stop && a.reset_every > 0 && step % a.reset_every == 0 &&
-            c.steps - step >= a.reset_every / 2) {
-            DensifyPlan reset;
-            reset.reset_opacity = 0.01;
-            apply_plan(reset, share.scene, share.adam, stats);
+        if (mcmc) {
+            // Relocation and growth, then the noise every step, keyed by id so that a Gaussian draws the
+            // same on any rank.
+            const McmcConfig& m = c.mcmc;
+            if (step < m.stop && step > m.start && step % m.interval == 0)
+                densify_mcmc_ranks(comm, share, stats, m, c.seed + std::uint64_t(step));
+            add_position_noise(share.scene, m.noise_lr * in.lr.means,
+                               c.seed ^ (std::uint64_t(step) << 32 | 0x5eedull), &share.ids);
+        } else {
+            // ADC and the opacity reset, on the steps the single-process trainer takes them.
+            const AdcConfig& a = c.adc;
+            if (step < a.stop && step > a.start && step % a.interval == 0)
+                densify_adc_ranks(comm, share, stats, a, c.extent, step, c.seed + std::uint64_t(step));
+            if (step < a.stop && a.reset_every > 0 && step % a.reset_every == 0 &&
+                c.steps - step >= a.reset_every / 2) {
+                DensifyPlan reset;
+                reset.reset_opacity = 0.01;
+                apply_plan(reset, share.scene, share.adam, stats);
+            }
         }
         if (c.checkpoint_every > 0 && step % c.checkpoint_every == 0 && step < c.steps) {
             const Scene merged = merge_and_write(comm, share, c);

@@ -98,20 +98,8 @@ class CpuBackend final : public Backend {
             out.camera_trans = {double(g.camera_trans.x), double(g.camera_trans.y), double(g.camera_trans.z)};
         }
         if (!in.update) return out;
-        const std::size_t n = p.size();
-        // MCMC regularisers on the activated opacity and scale.
-        if (in.opacity_reg > 0 || in.scale_reg > 0) {
-            for (std::size_t i = 0; i < n; ++i) {
-                const double o = sigmoid(double(p.opacity_logits[i]));
-                g.opacity_logits[i] += float(in.opacity_reg / double(n) * o * (1 - o));
-                out.loss += in.opacity_reg * o / double(n);
-                for (int c = 0; c < 3; ++c) {
-                    const double s = std::exp(double(p.log_scales[3 * i + std::size_t(c)]));
-                    g.log_scales[3 * i + std::size_t(c)] += float(in.scale_reg / (3.0 * double(n)) * s);
-                    out.loss += in.scale_reg * s / (3.0 * double(n));
-                }
-            }
-        }
+        if (in.opacity_reg > 0 || in.scale_reg > 0)
+            out.loss += add_mcmc_regularisers(p, g, in.opacity_reg, in.scale_reg, double(p.size()));
         out.visible += state_.stats.add_view(g, fwd.projected.radii);
         const AdamReport r = adam_step(p, g, state_.adam, in.lr, in.adam);
         out.non_finite_grads = r.non_finite_grads;

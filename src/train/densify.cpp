@@ -117,6 +117,22 @@ DensifyPlan plan_adc(const Scene& s, const DensifyStats& st, const AdcConfig& c,
     return plan;
 }
 
+double add_mcmc_regularisers(const Scene& p, SceneGrads& g, double opacity_reg, double scale_reg,
+                             double count) {
+    double loss = 0;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+        const double o = sigmoid(double(p.opacity_logits[i]));
+        g.opacity_logits[i] += float(opacity_reg / count * o * (1 - o));
+        loss += opacity_reg * o / count;
+        for (int c = 0; c < 3; ++c) {
+            const double s = std::exp(double(p.log_scales[3 * i + std::size_t(c)]));
+            g.log_scales[3 * i + std::size_t(c)] += float(scale_reg / (3.0 * count) * s);
+            loss += scale_reg * s / (3.0 * count);
+        }
+    }
+    return loss;
+}
+
 void mcmc_relocation(double opacity, int copies, double& new_opacity, double& scale_factor) {
     mcmc_correction(opacity, copies, new_opacity, scale_factor);
 }
@@ -267,10 +283,11 @@ void apply_plan(const DensifyPlan& plan, Scene& p, AdamState& adam, DensifyStats
     stats.reset(p.size());
 }
 
-void add_position_noise(Scene& p, double scale, std::uint64_t seed) {
+void add_position_noise(Scene& p, double scale, std::uint64_t seed, const std::vector<std::uint64_t>* keys) {
+    RADIANT_CHECK(keys == nullptr || keys->size() == p.size(), "add_position_noise: one key per Gaussian");
     for (std::size_t i = 0; i < p.size(); ++i) {
-        const Vec3<float> d =
-            mcmc_noise_offset(p.log_scale(i), p.quat(i), p.opacity_logits[i], float(scale), seed, i);
+        const Vec3<float> d = mcmc_noise_offset(p.log_scale(i), p.quat(i), p.opacity_logits[i], float(scale),
+                                                seed, keys ? (*keys)[i] : std::uint64_t(i));
         for (int c = 0; c < 3; ++c) p.means[3 * i + std::size_t(c)] += d[c];
     }
 }

@@ -19,4 +19,13 @@ namespace radiant::distributed {
 DensifyCounts densify_adc_ranks(Communicator& comm, Share& share, DensifyStats& stats,
                                 const AdcConfig& config, double extent, long step, std::uint64_t seed);
 
+// MCMC's relocation and growth over ranks, as one process decides and applies them (plan_mcmc, apply_plan)
+// on the scene laid out in id order: the opacities are gathered, every rank draws the same global plan, the
+// owners correct their sources (opacity and scale for the copies they gain), the corrected sources go to
+// every rank, each rank fills its own dead Gaussians from them, and rank 0 appends the new ones with the next
+// ids. Needs the ids to be 0 … N−1 (as ADC's renumbering and initial_share leave them). Rebalances after;
+// `stats` is reset at the share's new size. Returns the counts (relocate, add), the same on every rank.
+DensifyCounts densify_mcmc_ranks(Communicator& comm, Share& share, DensifyStats& stats,
+                                 const McmcConfig& config, std::uint64_t seed);
+
 }  // namespace radiant::distributed

@@ -33,6 +33,9 @@ struct BatchStepInput {
     LearningRates lr;
     AdamConfig adam;
     double lambda_ssim = 0.2;
+    // MCMC's regularisers (add_mcmc_regularisers) over the whole scene: each owner adds its share's
+    // gradients with the global count. Their loss is not in BatchStepResult::loss.
+    double opacity_reg = 0, scale_reg = 0;
 };
 
 struct BatchStepResult {

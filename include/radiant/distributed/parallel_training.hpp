@@ -1,9 +1,9 @@
 #pragma once
 // The Gaussian-parallel training loop over ranks: batches of views in one seeded order on every rank, dealt
 // to ranks by measured cost, the trainer's learning-rate and SH schedules, ADC densification and opacity
-// resets as the single-process trainer does them, and one merged scene.ply (issue 25; gsplat #551) written
-// by rank 0 at every checkpoint and at the end. The stages are the CPU backend's (batch_step); a GPU version
-// swaps them and the Communicator, not this loop.
+// resets or MCMC's relocation, growth, noise and regularisers as the single-process trainer does them, and
+// one merged scene.ply (issue 25; gsplat #551) written by rank 0 at every checkpoint and at the end. The
+// stages are the CPU backend's (batch_step); a GPU version swaps them and the Communicator, not this loop.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -24,7 +24,9 @@ struct ParallelTrainConfig {
     int sh_degree = 3;
     long sh_interval = 1000;
     LrConfig lr;
-    AdcConfig adc;  // densify while start < step < stop (stop ≤ start: never)
+    std::string strategy = "default";  // "default" (ADC) or "mcmc"
+    AdcConfig adc;                     // densify while start < step < stop (stop ≤ start: never)
+    McmcConfig mcmc;                   // with strategy "mcmc": relocation, growth, noise and regularisers
     double lambda_ssim = 0.2;
     double extent = 1;  // the scene's extent: the mean learning rate and ADC's scales are relative to it
     std::uint64_t seed = 0;

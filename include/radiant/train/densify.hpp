@@ -75,6 +75,12 @@ AdcRule adc_rule(const AdcConfig& config, double extent, long step);
 std::vector<std::uint32_t> adc_actions(const Scene& scene, const DensifyStats& stats, const AdcRule& rule);
 DensifyPlan plan_adc(const Scene& scene, const DensifyStats& stats, const AdcConfig& config, double extent,
                      long step, std::uint64_t seed);
+// MCMC's regularisers λ_o·mean(opacity) + λ_s·mean(scale) over a scene of `count` Gaussians, of which `scene`
+// holds some (all, or a rank's share): their gradients added to `grads`; returns those Gaussians' part of the
+// loss.
+double add_mcmc_regularisers(const Scene& scene, SceneGrads& grads, double opacity_reg, double scale_reg,
+                             double count);
+
 // Dead Gaussians (opacity ≤ min_opacity) relocated onto live ones and new ones added up to
 // mcmc_target_size, both sampled by opacity with counter-based uniforms from `seed` (growth draws start at
 // kMcmcGrowCounter), so the CUDA backend draws the same sources.
@@ -95,7 +101,9 @@ void mcmc_relocation(double opacity, int copies, double& new_opacity, double& sc
 void apply_plan(const DensifyPlan& plan, Scene& params, AdamState& adam, DensifyStats& stats,
                 const std::vector<std::uint64_t>* draw_keys = nullptr);
 
-// MCMC position noise: μ += Σ·z · sigmoid(100 (1 − o − 0.995)) · scale, z ~ N(0, I) from (seed, Gaussian).
-void add_position_noise(Scene& params, double scale, std::uint64_t seed);
+// MCMC position noise: μ += Σ·z · sigmoid(100 (1 − o − 0.995)) · scale, z ~ N(0, I) from (seed, Gaussian):
+// the Gaussian's index, or keys[index] when given (the Gaussian-parallel trainer's global ids).
+void add_position_noise(Scene& params, double scale, std::uint64_t seed,
+                        const std::vector<std::uint64_t>* keys = nullptr);
 
 }  // namespace radiant
