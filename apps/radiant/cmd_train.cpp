@@ -158,7 +158,6 @@ void add_train_command(CLI::App& app) {
                     "fit each test view's pose to the scene by this many measuring steps before scoring it "
                     "(0: score at the given poses). For --pose-opt runs, whose scene follows the refined "
                     "training cameras: 100 is enough from a pose within a degree")
-
         ->capture_default_str();
     cmd->add_flag(
         "--pose-opt", c.pose.enabled,

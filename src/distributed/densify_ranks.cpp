@@ -98,7 +98,7 @@ DensifyCounts densify_adc_ranks(Communicator& comm, Share& share, DensifyStats& 
 DensifyCounts densify_mcmc_ranks(Communicator& comm, Share& share, DensifyStats& stats,
                                  const McmcConfig& config, std::uint64_t seed) {
     Scene& p = share.scene;
-    const std::size_t n = p.size(), k = std::size_t(p.sh_coeffs()) * 3;
+    const std::size_t n = p.size();
     RADIANT_CHECK(share.ids.size() == n, "densify_mcmc_ranks: ids do not match the share");
     // Every Gaussian's opacity, in id order: the scene's as one process holds it.
     Bytes mine;
@@ -131,32 +131,19 @@ DensifyCounts densify_mcmc_ranks(Communicator& comm, Share& share, DensifyStats&
     std::vector<int> copies(all.size(), 1);
     for (std::int32_t s : plan.relocate_source) ++copies[std::size_t(s)];
     for (std::int32_t s : plan.add_source) ++copies[std::size_t(s)];
-    auto zero_moments = [&](std::size_t i) {
-        for (Scene* m : {&share.adam.m, &share.adam.v}) {
-            std::fill_n(m->means.begin() + std::ptrdiff_t(3 * i), 3, 0.f);
-            std::fill_n(m->log_scales.begin() + std::ptrdiff_t(3 * i), 3, 0.f);
-            std::fill_n(m->quats.begin() + std::ptrdiff_t(4 * i), 4, 0.f);
-            m->opacity_logits[i] = 0.f;
-            std::fill_n(m->sh.begin() + std::ptrdiff_t(k * i), k, 0.f);
-        }
+    auto reset_moments = [&](std::size_t i) {
+        zero_gaussian(share.adam.m, i);
+        zero_gaussian(share.adam.v, i);
     };
     Bytes sources;
     Writer sw(sources);
     for (std::size_t i = 0; i < n; ++i) {
         const std::size_t g = std::size_t(share.ids[i]);
         if (copies[g] == 1) continue;
-        double o_new, factor;
-        mcmc_relocation(sigmoid(double(p.opacity_logits[i])), copies[g], o_new, factor);
-        o_new = std::clamp(o_new, 0.005, 1.0 - 1e-6);
-        p.opacity_logits[i] = float(logit(o_new));
-        for (int c = 0; c < 3; ++c) p.log_scales[3 * i + std::size_t(c)] += float(std::log(factor));
-        zero_moments(i);
+        mcmc_correct_source(p, i, copies[g]);
+        reset_moments(i);
         sw.put(std::uint64_t(g));
-        sw.put(&p.means[3 * i], 3);
-        sw.put(&p.log_scales[3 * i], 3);
-        sw.put(&p.quats[4 * i], 4);
-        sw.put(p.opacity_logits[i]);
-        sw.put(&p.sh[k * i], k);
+        put_row(sw, p, i);
     }
     // Every corrected source, on every rank, before any dead Gaussian is overwritten (one process copies
     // from a snapshot taken at this point too).
@@ -167,26 +154,15 @@ DensifyCounts densify_mcmc_ranks(Communicator& comm, Share& share, DensifyStats&
         Reader r(b);
         while (!r.done()) {
             const auto g = std::size_t(r.get<std::uint64_t>());
-            const std::size_t j = src.size();
-            src.resize(j + 1);
-            r.get(&src.means[3 * j], 3);
-            r.get(&src.log_scales[3 * j], 3);
-            r.get(&src.quats[4 * j], 4);
-            src.opacity_logits[j] = r.get<float>();
-            r.get(&src.sh[k * j], k);
-            slot[g] = j;
+            slot[g] = src.size();
+            src.resize(src.size() + 1);
+            read_row(r, src, slot[g]);
         }
     }
     auto copy_source = [&](std::size_t g, std::size_t i) {
-        const std::size_t j = slot[g];
-        RADIANT_CHECK(j != std::size_t(-1), "densify_mcmc_ranks: a source no rank sent");
-        std::copy_n(src.means.begin() + std::ptrdiff_t(3 * j), 3, p.means.begin() + std::ptrdiff_t(3 * i));
-        std::copy_n(src.log_scales.begin() + std::ptrdiff_t(3 * j), 3,
-                    p.log_scales.begin() + std::ptrdiff_t(3 * i));
-        std::copy_n(src.quats.begin() + std::ptrdiff_t(4 * j), 4, p.quats.begin() + std::ptrdiff_t(4 * i));
-        p.opacity_logits[i] = src.opacity_logits[j];
-        std::copy_n(src.sh.begin() + std::ptrdiff_t(k * j), k, p.sh.begin() + std::ptrdiff_t(k * i));
-        zero_moments(i);
+        RADIANT_CHECK(slot[g] != std::size_t(-1), "densify_mcmc_ranks: a source no rank sent");
+        copy_gaussian(src, slot[g], p, i);
+        reset_moments(i);
     };
     std::vector<std::size_t> local(all.size(), std::size_t(-1));
     for (std::size_t i = 0; i < n; ++i) local[std::size_t(share.ids[i])] = i;

@@ -28,26 +28,6 @@ std::uint64_t spread_bits(std::uint64_t v) {  // 21 bits → every third of 63
     return v;
 }
 
-// The floats of one Gaussian's row in each array of a Scene, in a fixed order.
-template <class S, class F>
-void for_each_array(S& s, F&& f) {
-    const std::size_t k = std::size_t(s.sh_coeffs()) * 3;
-    f(s.means, 3);
-    f(s.log_scales, 3);
-    f(s.quats, 4);
-    f(s.opacity_logits, 1);
-    f(s.sh, k);
-}
-
-void put_row(Writer& w, const Scene& s, std::size_t i) {
-    for_each_array(
-        s, [&](const std::vector<float>& a, std::size_t width) { w.put(a.data() + i * width, width); });
-}
-
-void read_row(Reader& r, Scene& s, std::size_t i) {
-    for_each_array(s, [&](std::vector<float>& a, std::size_t width) { r.get(a.data() + i * width, width); });
-}
-
 // Rows i of `from` to rows j of `to`, by the permutation order (to[j] = from[order[j]]).
 Scene permuted(const Scene& from, const std::vector<std::size_t>& order) {
     Scene to;

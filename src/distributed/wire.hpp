@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "radiant/core/error.hpp"
+#include "radiant/core/scene.hpp"
 #include "radiant/distributed/communicator.hpp"
 
 namespace radiant::distributed {
@@ -57,6 +58,26 @@ class Reader {
 // The same buffer to every rank; what every rank sent, by source.
 inline std::vector<Bytes> all_gather(Communicator& comm, const Bytes& mine) {
     return comm.all_to_all(std::vector<Bytes>(std::size_t(comm.size()), mine));
+}
+
+// The floats of one Gaussian's row in each array of a Scene, in a fixed order.
+template <class S, class F>
+void for_each_array(S& s, F&& f) {
+    const std::size_t k = std::size_t(s.sh_coeffs()) * 3;
+    f(s.means, 3);
+    f(s.log_scales, 3);
+    f(s.quats, 4);
+    f(s.opacity_logits, 1);
+    f(s.sh, k);
+}
+
+inline void put_row(Writer& w, const Scene& s, std::size_t i) {
+    for_each_array(
+        s, [&](const std::vector<float>& a, std::size_t width) { w.put(a.data() + i * width, width); });
+}
+
+inline void read_row(Reader& r, Scene& s, std::size_t i) {
+    for_each_array(s, [&](std::vector<float>& a, std::size_t width) { r.get(a.data() + i * width, width); });
 }
 
 }  // namespace radiant::distributed

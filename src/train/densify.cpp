@@ -57,7 +57,9 @@ void append_zero(Scene& s) {
     s.sh.insert(s.sh.end(), std::size_t(s.sh_coeffs()) * 3, 0.f);
 }
 
-void zero_at(Scene& s, std::size_t i) {
+}  // namespace
+
+void zero_gaussian(Scene& s, std::size_t i) {
     const std::size_t k = std::size_t(s.sh_coeffs()) * 3;
     std::fill_n(s.means.begin() + std::ptrdiff_t(3 * i), 3, 0.f);
     std::fill_n(s.log_scales.begin() + std::ptrdiff_t(3 * i), 3, 0.f);
@@ -66,7 +68,23 @@ void zero_at(Scene& s, std::size_t i) {
     std::fill_n(s.sh.begin() + std::ptrdiff_t(i * k), k, 0.f);
 }
 
-}  // namespace
+void copy_gaussian(const Scene& from, std::size_t j, Scene& to, std::size_t i) {
+    const std::size_t k = std::size_t(to.sh_coeffs()) * 3;
+    std::copy_n(from.means.begin() + std::ptrdiff_t(3 * j), 3, to.means.begin() + std::ptrdiff_t(3 * i));
+    std::copy_n(from.log_scales.begin() + std::ptrdiff_t(3 * j), 3,
+                to.log_scales.begin() + std::ptrdiff_t(3 * i));
+    std::copy_n(from.quats.begin() + std::ptrdiff_t(4 * j), 4, to.quats.begin() + std::ptrdiff_t(4 * i));
+    to.opacity_logits[i] = from.opacity_logits[j];
+    std::copy_n(from.sh.begin() + std::ptrdiff_t(j * k), k, to.sh.begin() + std::ptrdiff_t(i * k));
+}
+
+void mcmc_correct_source(Scene& p, std::size_t i, int copies) {
+    double o_new, factor;
+    mcmc_relocation(sigmoid(double(p.opacity_logits[i])), copies, o_new, factor);
+    o_new = std::clamp(o_new, 0.005, 1.0 - 1e-6);
+    p.opacity_logits[i] = float(logit(o_new));
+    for (int c = 0; c < 3; ++c) p.log_scales[3 * i + std::size_t(c)] += float(std::log(factor));
+}
 
 AdcRule adc_rule(const AdcConfig& c, double extent, long step) {
     AdcRule r;
@@ -203,13 +221,9 @@ void apply_plan(const DensifyPlan& plan, Scene& p, AdamState& adam, DensifyStats
         auto correct = [&](std::size_t s) {
             if (done[s]) return;
             done[s] = 1;
-            double o_new, factor;
-            mcmc_relocation(sigmoid(double(p.opacity_logits[s])), copies[s], o_new, factor);
-            o_new = std::clamp(o_new, 0.005, 1.0 - 1e-6);
-            p.opacity_logits[s] = float(logit(o_new));
-            for (int c = 0; c < 3; ++c) p.log_scales[3 * s + std::size_t(c)] += float(std::log(factor));
-            zero_at(adam.m, s);
-            zero_at(adam.v, s);
+            mcmc_correct_source(p, s, copies[s]);
+            zero_gaussian(adam.m, s);
+            zero_gaussian(adam.v, s);
         };
         for (std::int32_t s : plan.relocate_source) correct(std::size_t(s));
         for (std::int32_t s : plan.add_source) correct(std::size_t(s));
@@ -217,17 +231,9 @@ void apply_plan(const DensifyPlan& plan, Scene& p, AdamState& adam, DensifyStats
         for (std::size_t i = 0; i < plan.relocate_dead.size(); ++i) {
             const std::size_t d = std::size_t(plan.relocate_dead[i]),
                               s = std::size_t(plan.relocate_source[i]);
-            const std::size_t k = std::size_t(p.sh_coeffs()) * 3;
-            std::copy_n(snapshot.means.begin() + std::ptrdiff_t(3 * s), 3,
-                        p.means.begin() + std::ptrdiff_t(3 * d));
-            std::copy_n(snapshot.log_scales.begin() + std::ptrdiff_t(3 * s), 3,
-                        p.log_scales.begin() + std::ptrdiff_t(3 * d));
-            std::copy_n(snapshot.quats.begin() + std::ptrdiff_t(4 * s), 4,
-                        p.quats.begin() + std::ptrdiff_t(4 * d));
-            p.opacity_logits[d] = snapshot.opacity_logits[s];
-            std::copy_n(snapshot.sh.begin() + std::ptrdiff_t(s * k), k, p.sh.begin() + std::ptrdiff_t(d * k));
-            zero_at(adam.m, d);
-            zero_at(adam.v, d);
+            copy_gaussian(snapshot, s, p, d);
+            zero_gaussian(adam.m, d);
+            zero_gaussian(adam.v, d);
         }
         for (std::int32_t s : plan.add_source) {
             append_copy(snapshot, std::size_t(s), p);

@@ -1,6 +1,8 @@
 #include "radiant/train/pose_fit.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "radiant/train/pose_opt.hpp"
 

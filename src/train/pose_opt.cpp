@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "radiant/core/camera_grad.hpp"
 #include "radiant/core/error.hpp"
@@ -37,6 +38,11 @@ Camera corrected_camera(const Camera& camera, const std::array<double, 6>& d) {
     c.R = rot * camera.R;
     c.t = rot * camera.t + Vec3<double>{d[3], d[4], d[5]};
     return c;
+}
+
+CorrectionSize correction_size(const std::array<double, 6>& d) {
+    return {std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) * 180.0 / std::numbers::pi,
+            std::sqrt(d[3] * d[3] + d[4] * d[4] + d[5] * d[5])};
 }
 
 std::array<double, 6> pose_param_grads(const std::array<double, 6>& d, Vec3<double> v_rot,

@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <numbers>
 #include <numeric>
 #include <random>
 #include <set>
@@ -29,6 +28,7 @@
 #include "radiant/train/loss.hpp"
 #include "radiant/train/memory_cap.hpp"
 #include "radiant/train/pose_fit.hpp"
+#include "radiant/train/pose_opt.hpp"
 #include "radiant/train/run_profile.hpp"
 #include "radiant/train/tile_tuner.hpp"
 
@@ -185,10 +185,9 @@ Evaluation evaluate(Backend& backend, const Dataset& ds, const std::vector<std::
             const std::array<double, 6> d =
                 fit_pose(backend, in, camera, {}, PoseFit{protocol.pose_fit, 0}, protocol.extent);
             camera = corrected_camera(camera, d);
-            const double turn = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) * 180 / std::numbers::pi;
-            const Vec3<double> c0 = ds.views[i].camera.centre(), c1 = camera.centre();
-            e.pose_turn_deg += turn / double(ids.size());
-            e.pose_move += std::sqrt(dot(c1 - c0, c1 - c0)) / protocol.extent / double(ids.size());
+            const CorrectionSize size = correction_size(d);
+            e.pose_turn_deg += size.turn_deg / double(ids.size());
+            e.pose_move += size.move / protocol.extent / double(ids.size());
         }
         ViewScore score = backend.evaluate(camera, settings, i, keep_renders || fit ? &r : nullptr);
         if (fit) score = fit_left_half_score((*protocol.images)[i], r);
@@ -360,9 +359,8 @@ void write_corrected_cameras(const fs::path& out, const Dataset& ds,
     double rot_sum = 0, rot_max = 0, trans_sum = 0, trans_max = 0;
     for (const std::size_t i : train_ids) {
         cameras[i] = corrected_camera(cameras[i], poses.delta[i]);
-        const std::array<double, 6>& d = poses.delta[i];
-        const double rot = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) * 180.0 / std::numbers::pi;
-        const double trans = std::sqrt(d[3] * d[3] + d[4] * d[4] + d[5] * d[5]) / ds.extent;
+        const CorrectionSize size = correction_size(poses.delta[i]);
+        const double rot = size.turn_deg, trans = size.move / ds.extent;
         rot_sum += rot;
         trans_sum += trans;
         rot_max = std::max(rot_max, rot);

@@ -90,6 +90,14 @@ inline std::size_t mcmc_target_size(std::size_t n, const McmcConfig& c) {
 }
 constexpr std::uint64_t kMcmcGrowCounter = 1ull << 40;
 
+// Gaussian i's entries set to zero (its Adam moments, when `s` holds moments).
+void zero_gaussian(Scene& s, std::size_t i);
+// Gaussian j of `from` written over Gaussian i of `to`, all five arrays (the same SH degree).
+void copy_gaussian(const Scene& from, std::size_t j, Scene& to, std::size_t i);
+// MCMC's correction of Gaussian i, the source of `copies` Gaussians in all (itself included): its opacity
+// and scales lowered so that the copies together render as it did (mcmc_relocation).
+void mcmc_correct_source(Scene& params, std::size_t i, int copies);
+
 // The MCMC correction for a Gaussian duplicated into n copies (n ≥ 1): opacity 1 − (1 − o)^(1/n) and scales
 // multiplied by o / Σ_{i=1..n} Σ_{k=0..i−1} C(i−1, k) (−1)^k o_new^(k+1) / √(k+1).
 void mcmc_relocation(double opacity, int copies, double& new_opacity, double& scale_factor);

@@ -45,6 +45,13 @@ void validate(const PoseState& state, const std::string& name);
 // The camera with its correction applied: R' = exp([ω]×)·R, t' = exp([ω]×)·t + τ.
 Camera corrected_camera(const Camera& camera, const std::array<double, 6>& delta);
 
+// How far a correction takes its camera: the turn |ω| in degrees, and the distance its centre moves, |τ| in
+// the world's units (the centre goes from −Rᵀt to −Rᵀt − Rᵀ·exp(−[ω]×)·τ; a rotation keeps the length).
+struct CorrectionSize {
+    double turn_deg = 0, move = 0;
+};
+CorrectionSize correction_size(const std::array<double, 6>& delta);
+
 // ∂L/∂(ω, τ) from the render's gradient with respect to a motion of the corrected camera
 // (core/camera_grad.hpp: ∂L/∂ε, ∂L/∂τ'): changing ω turns the camera frame about the *uncorrected* centre,
 // which the render sees as the rotation ε = J(ω)·dω plus the translation −ε × τ.
