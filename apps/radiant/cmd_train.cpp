@@ -165,6 +165,9 @@ void add_train_command(CLI::App& app) {
         "Adam: pose_lr, pose_lr_final, pose_reg in --config; pose_track_every and pose_track_iters add "
         "rounds fitting every view to the scene as it stands); cameras.json gets the refined poses. "
         "Score such runs with --eval-pose-fit");
+    cmd->add_flag("--visible-adam", c.visible_adam,
+                  "Adam updates only the Gaussians each step's view sees (gsplat's visible_adam): faster "
+                  "where views show part of the scene; changes the result");
     cmd->add_flag("--white-bg", c.white_background, "white background (NeRF-synthetic)");
     cmd->add_flag("--random-bg", c.random_background, "random background colour per step");
     cmd->add_option("--seed", c.seed, "random seed")->capture_default_str();
@@ -273,6 +276,7 @@ void add_train_command(CLI::App& app) {
             {"--pose-opt", [](TrainConfig& t, const TrainConfig& f) { t.pose.enabled = f.pose.enabled; }},
             {"--eval-pose-fit",
              [](TrainConfig& t, const TrainConfig& f) { t.eval_pose_fit = f.eval_pose_fit; }},
+            {"--visible-adam", [](TrainConfig& t, const TrainConfig& f) { t.visible_adam = f.visible_adam; }},
             {"--white-bg",
              [](TrainConfig& t, const TrainConfig& f) { t.white_background = f.white_background; }},
             {"--random-bg",

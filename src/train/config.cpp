@@ -55,6 +55,7 @@ void for_each_field(TrainConfig& c, F&& f) {
     f("log_every", c.log_every);
     f("diverge_patience", c.diverge_patience);
     f("lambda_ssim", c.lambda_ssim);
+    f("visible_adam", c.visible_adam);
     f("init_random_points", c.init_random_points);
     f("init_opacity", c.init_opacity);
     f("init_scale", c.init_scale);

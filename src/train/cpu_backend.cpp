@@ -101,7 +101,7 @@ class CpuBackend final : public Backend {
         if (in.opacity_reg > 0 || in.scale_reg > 0)
             out.loss += add_mcmc_regularisers(p, g, in.opacity_reg, in.scale_reg, double(p.size()));
         out.visible += state_.stats.add_view(g, fwd.projected.radii);
-        const AdamReport r = adam_step(p, g, state_.adam, in.lr, in.adam);
+        const AdamReport r = adam_step(p, g, state_.adam, in.lr, in.adam, &fwd.projected.radii);
         out.non_finite_grads = r.non_finite_grads;
         out.rejected_updates = r.rejected_updates;
         out.non_finite_params = r.non_finite_params;

@@ -303,6 +303,73 @@ TEST(CudaTraining, MeasuringStepsLeaveTheStateAsItWas) {
     }
 }
 
+// AdamConfig::visible_only (gsplat's visible_adam) on both backends: from a camera inside the cloud part of
+// the scene is culled; after two steps those Gaussians keep their values and moments bit for bit although
+// their moments are not zero (full Adam would move them), and the rest step as on the CPU.
+TEST(CudaTraining, VisibleAdamUpdatesOnlyWhatTheViewSees) {
+    REQUIRE_GPU();
+    TrainState s = random_train_state(16);
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> u(0.001f, 0.01f);
+    for (Scene* x : {&s.adam.m, &s.adam.v})
+        for (std::vector<float>* a : {&x->means, &x->log_scales, &x->quats, &x->opacity_logits, &x->sh})
+            for (float& v : *a) v = u(rng);
+    s.adam.step = 100;
+    const Camera cam = test::random_camera(11, 144, 96, 1.5);
+    std::vector<TargetImage> images(1);
+    images[0].rgb = random_u8(7, 144, 96);
+    StepInput in;
+    in.camera = &cam;
+    in.settings.sh_degree = 1;
+    in.lr = {1e-4, 1e-3, 1e-3, 1e-2, 2.5e-3, 1e-4};
+    in.adam.visible_only = true;
+    std::vector<TrainState> after;
+    for (const std::string name : {"cpu", "cuda"}) {
+        std::unique_ptr<Backend> b = make_backend(name);
+        b->set_images(images);
+        b->load(s);
+        b->step(in);
+        b->step(in);
+        after.push_back(b->save());
+    }
+    const Scene& cpu = after[0].params;
+    const Scene& gpu = after[1].params;
+    const std::size_t k = 3 * std::size_t(s.params.sh_coeffs());
+    auto gaussian = [&](const Scene& x, std::size_t i) {
+        std::vector<float> out(x.means.begin() + 3 * i, x.means.begin() + 3 * i + 3);
+        out.insert(out.end(), x.log_scales.begin() + 3 * i, x.log_scales.begin() + 3 * i + 3);
+        out.insert(out.end(), x.quats.begin() + 4 * i, x.quats.begin() + 4 * i + 4);
+        out.push_back(x.opacity_logits[i]);
+        out.insert(out.end(), x.sh.begin() + std::ptrdiff_t(k * i), x.sh.begin() + std::ptrdiff_t(k * i + k));
+        return out;
+    };
+    std::size_t seen = 0, unseen = 0, kept = 0, moved = 0;
+    double worst = 0;
+    for (std::size_t i = 0; i < s.params.size(); ++i) {
+        const bool visible = after[0].stats.denom[i] > 0 || after[1].stats.denom[i] > 0;
+        if (!visible) {
+            ++unseen;
+            kept += gaussian(gpu, i) == gaussian(s.params, i) && gaussian(cpu, i) == gaussian(s.params, i) &&
+                    gaussian(after[1].adam.m, i) == gaussian(s.adam.m, i) &&
+                    gaussian(after[1].adam.v, i) == gaussian(s.adam.v, i);
+            continue;
+        }
+        ++seen;
+        const std::vector<float> c = gaussian(cpu, i), g = gaussian(gpu, i), o = gaussian(s.params, i);
+        moved += c != o && g != o;
+        for (std::size_t j = 0; j < c.size(); ++j) worst = std::max(worst, double(std::abs(c[j] - g[j])));
+    }
+    std::printf(
+        "[visible adam] %zu seen (%zu moved on both), %zu culled (%zu kept on both); worst cpu-cuda "
+        "difference %.3g\n",
+        seen, moved, unseen, kept, worst);
+    EXPECT_GT(seen, 300u);
+    EXPECT_GT(unseen, 300u);
+    EXPECT_EQ(kept, unseen);
+    EXPECT_EQ(moved, seen);
+    EXPECT_LT(worst, 1e-4);
+}
+
 TEST(CudaEvaluate, PsnrAndSsimMatchTheCpuMetrics) {
     REQUIRE_GPU();
     test::RandomSceneOptions o;

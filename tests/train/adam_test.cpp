@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "radiant/core/error.hpp"
 #include "radiant/train/schedule.hpp"
 
 namespace radiant {
@@ -84,6 +85,51 @@ TEST(Adam, QuaternionsStayUnitAndShGroupsUseTheirRates) {
     EXPECT_NEAR(p.sh[0], -0.01, 1e-6);  // DC
     EXPECT_NEAR(p.sh[2], -0.01, 1e-6);
     EXPECT_NEAR(p.sh[3], -0.001, 1e-6);  // first higher-order coefficient
+}
+
+// gsplat's visible_adam: a Gaussian the view culled keeps its value and moments (full Adam would still
+// move it on its momentum); a visible one steps exactly as under full Adam.
+TEST(Adam, VisibleOnlyLeavesCulledGaussiansAsTheyWere) {
+    Scene p = one_gaussian();
+    p.resize(2);
+    p.quats = {0.6f, 0.8f, 0.f, 0.f, 0.f, 0.f, 0.6f, 0.8f};
+    AdamState st;
+    st.reset_like(p);
+    for (Scene* x : {&st.m, &st.v})
+        for (std::vector<float>* a : {&x->means, &x->log_scales, &x->quats, &x->opacity_logits, &x->sh})
+            for (std::size_t i = 0; i < a->size(); ++i) (*a)[i] = x == &st.v ? 0.01f * float(i + 1) : 0.1f;
+    st.step = 10;
+    SceneGrads g;
+    g.resize_like(p);
+    for (std::vector<float>* a : {&g.means, &g.log_scales, &g.quats, &g.opacity_logits, &g.sh})
+        a->assign(a->size(), 0.5f);
+    LearningRates lr{0.01, 0.01, 0.01, 0.01, 0.01, 0.001};
+    const std::vector<std::int32_t> radii{0, 4};
+    AdamConfig visible;
+    visible.visible_only = true;
+    Scene full_p = p, vis_p = p;
+    AdamState full_st = st, vis_st = st;
+    adam_step(full_p, g, full_st, lr, AdamConfig{});
+    adam_step(vis_p, g, vis_st, lr, visible, &radii);
+    auto gaussian = [](const Scene& s, std::size_t i) {
+        std::vector<float> out(s.means.begin() + 3 * i, s.means.begin() + 3 * i + 3);
+        out.insert(out.end(), s.log_scales.begin() + 3 * i, s.log_scales.begin() + 3 * i + 3);
+        out.insert(out.end(), s.quats.begin() + 4 * i, s.quats.begin() + 4 * i + 4);
+        out.push_back(s.opacity_logits[i]);
+        const std::size_t k = 3 * std::size_t(s.sh_coeffs());
+        out.insert(out.end(), s.sh.begin() + std::ptrdiff_t(k * i), s.sh.begin() + std::ptrdiff_t(k * i + k));
+        return out;
+    };
+    EXPECT_EQ(gaussian(vis_p, 0), gaussian(p, 0));
+    EXPECT_EQ(gaussian(vis_st.m, 0), gaussian(st.m, 0));
+    EXPECT_EQ(gaussian(vis_st.v, 0), gaussian(st.v, 0));
+    EXPECT_NE(gaussian(full_p, 0), gaussian(p, 0));  // the momentum moves it under full Adam
+    EXPECT_EQ(gaussian(vis_p, 1), gaussian(full_p, 1));
+    EXPECT_EQ(gaussian(vis_st.m, 1), gaussian(full_st.m, 1));
+    EXPECT_EQ(gaussian(vis_st.v, 1), gaussian(full_st.v, 1));
+    EXPECT_NE(gaussian(vis_p, 1), gaussian(p, 1));
+    EXPECT_EQ(vis_st.step, 11);
+    EXPECT_THROW(adam_step(vis_p, g, vis_st, lr, visible), Error);  // no radii: which are visible?
 }
 
 TEST(Schedule, ExponentialAndShDegree) {

@@ -3,6 +3,7 @@
 // gradient clip and value bounds, non-finite guards, quaternions renormalised after the step.
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "radiant/core/scene.hpp"
 #include "radiant/render/grads.hpp"
@@ -23,6 +24,10 @@ struct GroupLimit {
 struct AdamConfig {
     double beta1 = 0.9, beta2 = 0.999, eps = 1e-15;
     GroupLimit means, log_scales, quats, opacity_logits, sh;
+    // Update only the Gaussians the step's projection kept (radius > 0); the others keep their values and
+    // moments (gsplat's visible_adam, Taming 3DGS's sparse Adam). A view of part of a scene then costs Adam
+    // only that part; the moments of an unseen Gaussian do not decay, which changes the result.
+    bool visible_only = false;
 };
 
 // First and second moments, laid out like the parameters; one global step count (as torch.optim.Adam keeps
@@ -40,7 +45,8 @@ struct AdamReport {
     std::size_t non_finite_params = 0;  // already non-finite before the step: left for the trainer to remove
 };
 
+// radii: the step's projected radii, one per Gaussian; read only with config.visible_only (then required).
 AdamReport adam_step(Scene& params, const SceneGrads& grads, AdamState& state, const LearningRates& lr,
-                     const AdamConfig& config);
+                     const AdamConfig& config, const std::vector<std::int32_t>* radii = nullptr);
 
 }  // namespace radiant

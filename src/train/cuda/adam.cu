@@ -14,9 +14,16 @@ __device__ __forceinline__ int update_one(const AdamGroup& g, std::size_t i, flo
     return adam_update(p, gr, m, v, c);
 }
 
+// Whether element i's Gaussian is updated (all when radii is null).
+__device__ __forceinline__ bool updated(const AdamArgs& a, const AdamGroup& g, std::size_t i) {
+    return a.radii == nullptr || a.radii[unsigned(i) / unsigned(g.per)] > 0;
+}
+
 // Fused Adam: blockIdx.y picks the group; each thread updates four consecutive elements with 16-byte loads
 // and stores (every group is its own allocation, so 16-byte aligned), block 0 takes the tail. Each element
 // is the shared core update (core/adam_update.hpp), so the GPU and the CPU optimizer agree to float rounding.
+// With radii, four elements none of whose Gaussians is visible are not loaded at all: that is what makes a
+// view of part of the scene cheaper.
 __global__ void adam_kernel(AdamArgs a) {
     const AdamGroup& g = a.groups[blockIdx.y];
     unsigned bad_grads = 0, rejected = 0, bad_params = 0;
@@ -28,29 +35,39 @@ __global__ void adam_kernel(AdamArgs a) {
     const std::size_t n4 = g.n / 4;
     for (std::size_t q = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; q < n4;
          q += std::size_t(gridDim.x) * blockDim.x) {
+        bool any = a.radii == nullptr;
+        bool mask[4] = {true, true, true, true};
+        if (!any) {
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                mask[k] = updated(a, g, 4 * q + k);
+                any = any || mask[k];
+            }
+        }
+        if (!any) continue;
         float4 p = reinterpret_cast<const float4*>(g.params)[q];
         const float4 gr = reinterpret_cast<const float4*>(g.grads)[q];
         float4 m = reinterpret_cast<const float4*>(g.m)[q];
         float4 v = reinterpret_cast<const float4*>(g.v)[q];
-        count(update_one(g, 4 * q, p.x, gr.x, m.x, v.x));
-        count(update_one(g, 4 * q + 1, p.y, gr.y, m.y, v.y));
-        count(update_one(g, 4 * q + 2, p.z, gr.z, m.z, v.z));
-        count(update_one(g, 4 * q + 3, p.w, gr.w, m.w, v.w));
+        if (mask[0]) count(update_one(g, 4 * q, p.x, gr.x, m.x, v.x));
+        if (mask[1]) count(update_one(g, 4 * q + 1, p.y, gr.y, m.y, v.y));
+        if (mask[2]) count(update_one(g, 4 * q + 2, p.z, gr.z, m.z, v.z));
+        if (mask[3]) count(update_one(g, 4 * q + 3, p.w, gr.w, m.w, v.w));
         reinterpret_cast<float4*>(g.params)[q] = p;
         reinterpret_cast<float4*>(g.m)[q] = m;
         reinterpret_cast<float4*>(g.v)[q] = v;
     }
     if (blockIdx.x == 0)
         for (std::size_t i = 4 * n4 + threadIdx.x; i < g.n; i += blockDim.x)
-            count(update_one(g, i, g.params[i], g.grads[i], g.m[i], g.v[i]));
+            if (updated(a, g, i)) count(update_one(g, i, g.params[i], g.grads[i], g.m[i], g.v[i]));
     if (bad_grads) atomicAdd(&a.bad[0], bad_grads);
     if (rejected) atomicAdd(&a.bad[1], rejected);
     if (bad_params) atomicAdd(&a.bad[2], bad_params);
 }
 
-__global__ void normalize_quats_kernel(float* q, std::size_t n) {
+__global__ void normalize_quats_kernel(float* q, std::size_t n, const std::int32_t* radii) {
     const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= n) return;
+    if (i >= n || (radii != nullptr && radii[i] <= 0)) return;
     float4 v = reinterpret_cast<float4*>(q)[i];
     const float len = sqrtf(v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w);
     if (len > 0.f && isfinite(len))
@@ -72,9 +89,9 @@ void launch_adam(const AdamArgs& a, cudaStream_t stream) {
     RADIANT_CUDA_CHECK_LAUNCH("adam_kernel");
 }
 
-void launch_normalize_quats(float* quats, std::size_t n, cudaStream_t stream) {
+void launch_normalize_quats(float* quats, std::size_t n, const std::int32_t* radii, cudaStream_t stream) {
     if (n == 0) return;
-    normalize_quats_kernel<<<unsigned((n + kBlock - 1) / kBlock), kBlock, 0, stream>>>(quats, n);
+    normalize_quats_kernel<<<unsigned((n + kBlock - 1) / kBlock), kBlock, 0, stream>>>(quats, n, radii);
     RADIANT_CUDA_CHECK_LAUNCH("normalize_quats_kernel");
 }
 

@@ -115,7 +115,7 @@ double CudaStep::step(const Camera& camera, const RenderSettings& settings, cons
 
     d.raster.backward(d.view(), d.v_rgb.data(), d.grads_view(), d.stream, timer);
 
-    d.adam(lr, config);
+    d.adam(lr, config, d.raster.radii());
     if (timer) timer->mark(Stage::adam, d.stream);
 
     RADIANT_CUDA_CHECK(
@@ -129,12 +129,15 @@ void CudaStep::apply_adam(const SceneGrads& g, const LearningRates& lr, const Ad
     Impl& d = *impl_;
     RADIANT_CHECK(g.means.size() == 3 * d.n && g.sh.size() == d.params.sh.size(),
                   "CUDA step: gradients do not match");
+    RADIANT_CHECK(!config.visible_only,
+                  "CUDA step: given gradients come without a projection to tell which "
+                  "Gaussians are visible (AdamConfig::visible_only)");
     d.grads.means.upload(g.means, d.stream);
     d.grads.log_scales.upload(g.log_scales, d.stream);
     d.grads.quats.upload(g.quats, d.stream);
     d.grads.opacity_logits.upload(g.opacity_logits, d.stream);
     d.grads.sh.upload(g.sh, d.stream);
-    d.adam(lr, config);
+    d.adam(lr, config, nullptr);
     RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
 }
 
@@ -381,7 +384,7 @@ TrainStepResult CudaStep::train_step(const TrainStepArgs& in) {
     if (in.update) {
         launch_accumulate_stats(d.stats_view(), d.norms.data(), d.raster.radii(), d.n, d.sums.data(),
                                 d.stream);
-        d.adam(in.lr, in.adam);
+        d.adam(in.lr, in.adam, d.raster.radii());
     }
     if (timer) timer->mark(Stage::adam, d.stream);
     read_sums(d);

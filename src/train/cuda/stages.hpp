@@ -33,16 +33,19 @@ struct AdamGroup {
     AdamElementConfig config;  // lr is the group's; for SH, config is DC and rest_lr the others'
     float rest_lr;
     int sh_coeffs;  // > 0 only for the SH group
+    int per;        // elements a Gaussian
 };
 struct AdamArgs {
     AdamGroup groups[5];
     int count = 0;
     unsigned* bad;  // [3] non-finite gradients, rejected updates, non-finite values (accumulated)
+    // Non-null: only Gaussians with radius > 0 are updated (AdamConfig::visible_only).
+    const std::int32_t* radii;
 };
 void launch_adam(const AdamArgs& a, cudaStream_t stream);
 
-// Quaternions back to unit length after the update.
-void launch_normalize_quats(float* quats, std::size_t n, cudaStream_t stream);
+// Quaternions back to unit length after the update (with radii: those of Gaussians with radius > 0 only).
+void launch_normalize_quats(float* quats, std::size_t n, const std::int32_t* radii, cudaStream_t stream);
 
 // A training image reduced by an integer factor (core/reduce_resolution.hpp): 8-bit RGB and, when `mask` is
 // set, the mask; with `valid`, adds the reduced mask's count of pixels that count to it.

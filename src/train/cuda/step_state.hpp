@@ -150,7 +150,8 @@ struct CudaStep::Impl {
                 params.opacity_logits.data(),
                 params.sh.data()};
     }
-    void adam(const LearningRates& lr, const AdamConfig& config) {
+    // radii: the step's projection, read with config.visible_only.
+    void adam(const LearningRates& lr, const AdamConfig& config, const std::int32_t* radii) {
         Impl& d = *this;
         ++d.adam_step;
         const float bias1 = float(1 - std::pow(config.beta1, double(d.adam_step)));
@@ -162,20 +163,25 @@ struct CudaStep::Impl {
         };
         AdamArgs a{};
         auto group = [&](DeviceBuffer<float>& p, DeviceBuffer<float>& g, DeviceBuffer<float>& m,
-                         DeviceBuffer<float>& v, AdamElementConfig c, float rest_lr, int sh_coeffs) {
-            a.groups[a.count++] = {p.data(), g.data(), m.data(), v.data(), p.size(), c, rest_lr, sh_coeffs};
+                         DeviceBuffer<float>& v, AdamElementConfig c, float rest_lr, int sh_coeffs, int per) {
+            a.groups[a.count++] = {p.data(), g.data(), m.data(),  v.data(), p.size(),
+                                   c,        rest_lr,  sh_coeffs, per};
         };
-        group(d.params.means, d.grads.means, d.m.means, d.v.means, element(lr.means, config.means), 0.f, 0);
+        group(d.params.means, d.grads.means, d.m.means, d.v.means, element(lr.means, config.means), 0.f, 0,
+              3);
         group(d.params.log_scales, d.grads.log_scales, d.m.log_scales, d.v.log_scales,
-              element(lr.log_scales, config.log_scales), 0.f, 0);
-        group(d.params.quats, d.grads.quats, d.m.quats, d.v.quats, element(lr.quats, config.quats), 0.f, 0);
+              element(lr.log_scales, config.log_scales), 0.f, 0, 3);
+        group(d.params.quats, d.grads.quats, d.m.quats, d.v.quats, element(lr.quats, config.quats), 0.f, 0,
+              4);
         group(d.params.opacity_logits, d.grads.opacity_logits, d.m.opacity_logits, d.v.opacity_logits,
-              element(lr.opacity_logits, config.opacity_logits), 0.f, 0);
+              element(lr.opacity_logits, config.opacity_logits), 0.f, 0, 1);
+        const int sh_coeffs = sh_coeff_count(d.sh_degree);
         group(d.params.sh, d.grads.sh, d.m.sh, d.v.sh, element(lr.sh_dc, config.sh), float(lr.sh_rest),
-              sh_coeff_count(d.sh_degree));
+              sh_coeffs, 3 * sh_coeffs);
         a.bad = d.bad.data();
+        a.radii = config.visible_only ? radii : nullptr;
         launch_adam(a, d.stream);
-        launch_normalize_quats(d.params.quats.data(), d.n, d.stream);
+        launch_normalize_quats(d.params.quats.data(), d.n, a.radii, d.stream);
     }
     DensifyStatsView stats_view() { return {grad_accum.data(), denom.data(), max_radii.data()}; }
     void reset_stats() {
