@@ -1,5 +1,6 @@
 // Issue 25 item 2 on a GPU: NCCL loaded at run time works — a one-rank communicator all-reduces device
-// memory and sends to itself. (Several ranks need a machine with several GPUs.)
+// memory and sends to itself — and NcclCommunicator carries Gaussian-parallel training as the in-process
+// communicator does. (Several ranks need a machine with several GPUs: NCCL refuses two ranks on one.)
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -7,9 +8,14 @@
 #include <numeric>
 #include <vector>
 
+#include "distributed/fixture.hpp"
 #include "radiant/core/error.hpp"
+#include "radiant/distributed/nccl_communicator.hpp"
 #include "radiant/distributed/nccl_library.hpp"
+#include "radiant/distributed/parallel_training.hpp"
+#include "radiant/io/file.hpp"
 #include "radiant/render/cuda/cuda_check.hpp"
+#include "support/temp_dir.hpp"
 
 namespace radiant::distributed {
 namespace {
@@ -46,6 +52,90 @@ TEST(Nccl, OneRankAllReducesAndSendsToItself) {
     RADIANT_CUDA_CHECK(cudaFree(a));
     RADIANT_CUDA_CHECK(cudaFree(b));
     nccl->check(nccl->comm_destroy(comm), "ncclCommDestroy");
+}
+
+// NCCL and a GPU, or the reason the test skips.
+std::shared_ptr<const NcclLibrary> nccl_or_skip_reason(std::string& why) {
+    if (!cuda::device_available()) {
+        why = "no CUDA device";
+        return nullptr;
+    }
+    try {
+        return NcclLibrary::load();
+    } catch (const Error& e) {
+        why = e.what();
+        return nullptr;
+    }
+}
+
+std::unique_ptr<NcclCommunicator> one_rank(const std::shared_ptr<const NcclLibrary>& nccl) {
+    NcclUniqueId id{};
+    nccl->check(nccl->get_unique_id(&id), "ncclGetUniqueId");
+    return std::make_unique<NcclCommunicator>(nccl, id, 0, 1, 0);
+}
+
+TEST(Nccl, CommunicatorSendsBytesAndSumsValues) {
+    std::string why;
+    const auto nccl = nccl_or_skip_reason(why);
+    if (!nccl) GTEST_SKIP() << why;
+    const auto comm = one_rank(nccl);
+    EXPECT_EQ(comm->rank(), 0);
+    EXPECT_EQ(comm->size(), 1);
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(3 << 20)}) {
+        Bytes b(n);
+        for (std::size_t i = 0; i < n; ++i) b[i] = std::byte(i * 7 + 3);
+        const std::vector<Bytes> back = comm->all_to_all({b});
+        ASSERT_EQ(back.size(), 1u);
+        EXPECT_EQ(back[0], b) << n << " bytes";
+    }
+    std::vector<double> v{1.5, -2.25, 1e300, 0.0};
+    const std::vector<double> before = v;
+    comm->all_reduce_sum(v);
+    EXPECT_EQ(v, before);
+    EXPECT_THROW(comm->all_to_all({Bytes(4), Bytes(4)}), Error);  // two buffers for one rank
+}
+
+// The Gaussian-parallel loop (ADC, an opacity reset, checkpoints) over NCCL writes the bytes the in-process
+// communicator's run writes.
+TEST(Nccl, GaussianParallelTrainingOverNcclIsTheInProcessRun) {
+    std::string why;
+    const auto nccl = nccl_or_skip_reason(why);
+    if (!nccl) GTEST_SKIP() << why;
+    const test_data::Fixture f(6);
+    std::vector<BatchView> views;
+    for (std::size_t v = 0; v < f.cameras.size(); ++v) views.push_back({&f.cameras[v], &f.targets[v]});
+    test::TempDir dir;
+    auto config = [&](const std::string& out) {
+        ParallelTrainConfig c;
+        c.steps = 30;
+        c.batch = 3;
+        c.sh_degree = 1;
+        c.sh_interval = 10;
+        c.extent = 2.0;
+        c.seed = 5;
+        c.adc.start = 5;
+        c.adc.interval = 10;
+        c.adc.stop = 25;
+        c.adc.grad_threshold = 2e-5;
+        c.adc.reset_every = 20;
+        c.checkpoint_every = 10;
+        c.output = (dir / out).string();
+        return c;
+    };
+    const auto comm = one_rank(nccl);
+    const ParallelTrainResult over_nccl = train_gaussian_parallel(*comm, f.start, views, config("nccl"));
+    ParallelTrainResult in_process;
+    run_in_process(1, [&](Communicator& c) {
+        in_process = train_gaussian_parallel(c, f.start, views, config("threads"));
+    });
+    std::printf(
+        "[nccl training] %zu → %zu Gaussians; loss %.4f at the start, %.4f at the end (10 steps after the "
+        "opacity reset)\n",
+        f.start.size(), over_nccl.scene.size(), over_nccl.losses.front(), over_nccl.losses.back());
+    EXPECT_GT(over_nccl.scene.size(), f.start.size());
+    EXPECT_EQ(over_nccl.losses, in_process.losses);
+    EXPECT_EQ(read_file((dir / "nccl" / "scene.ply").string()),
+              read_file((dir / "threads" / "scene.ply").string()));
 }
 
 }  // namespace
