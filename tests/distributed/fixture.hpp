@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "radiant/distributed/gaussian_parallel.hpp"
+#include "radiant/distributed/parallel_training.hpp"
 #include "radiant/render/cpu/render_cpu.hpp"
 #include "support/random_scene.hpp"
 
@@ -54,5 +55,26 @@ struct Fixture {
     }
     std::size_t view_of(int k, int j, int size) const { return std::size_t(k * size + j) % cameras.size(); }
 };
+
+// 40 steps of batches of 4: ADC from step 5 to 30, one opacity reset (step 20), a checkpoint every 15 steps.
+inline ParallelTrainConfig short_run(const std::string& output) {
+    ParallelTrainConfig c;
+    c.steps = 40;
+    c.batch = 4;
+    c.sh_degree = 1;
+    c.sh_interval = 20;
+    c.extent = 2.0;
+    c.seed = 3;
+    c.adc.start = 5;
+    c.adc.interval = 10;
+    c.adc.stop = 30;
+    c.adc.grad_threshold = 2e-5;
+    c.adc.percent_dense = 0.05;
+    c.adc.min_opacity = 0.05;
+    c.adc.reset_every = 20;  // one reset, at step 20
+    c.checkpoint_every = 15;
+    c.output = output;
+    return c;
+}
 
 }  // namespace radiant::distributed::test_data

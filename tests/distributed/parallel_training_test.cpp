@@ -14,26 +14,6 @@
 namespace radiant::distributed {
 namespace {
 
-ParallelTrainConfig short_run(const std::string& output) {
-    ParallelTrainConfig c;
-    c.steps = 40;
-    c.batch = 4;
-    c.sh_degree = 1;
-    c.sh_interval = 20;
-    c.extent = 2.0;
-    c.seed = 3;
-    c.adc.start = 5;
-    c.adc.interval = 10;
-    c.adc.stop = 30;
-    c.adc.grad_threshold = 2e-5;
-    c.adc.percent_dense = 0.05;
-    c.adc.min_opacity = 0.05;
-    c.adc.reset_every = 20;  // one reset, at step 20
-    c.checkpoint_every = 15;
-    c.output = output;
-    return c;
-}
-
 ParallelTrainResult train_on(int ranks, const test_data::Fixture& f, const ParallelTrainConfig& c) {
     std::vector<BatchView> views;
     for (std::size_t v = 0; v < f.cameras.size(); ++v) views.push_back({&f.cameras[v], &f.targets[v]});
@@ -48,8 +28,8 @@ ParallelTrainResult train_on(int ranks, const test_data::Fixture& f, const Paral
 TEST(ParallelTraining, OneMergedSceneWhateverTheRanks) {
     const test_data::Fixture f(8);
     test::TempDir dir;
-    const ParallelTrainResult one = train_on(1, f, short_run((dir / "r1").string()));
-    const ParallelTrainResult three = train_on(3, f, short_run((dir / "r3").string()));
+    const ParallelTrainResult one = train_on(1, f, test_data::short_run((dir / "r1").string()));
+    const ParallelTrainResult three = train_on(3, f, test_data::short_run((dir / "r3").string()));
     std::printf("[parallel training] %zu → %zu Gaussians, loss %.4f → %.4f; shares at the end:",
                 f.start.size(), three.scene.size(), three.losses.front(), three.losses.back());
     for (std::size_t s : three.share_sizes) std::printf(" %zu", s);
@@ -78,7 +58,7 @@ TEST(ParallelTraining, McmcOverRanksIsOneProcesssRun) {
     const test_data::Fixture f(8);
     test::TempDir dir;
     auto mcmc_run = [&](const std::string& name) {
-        ParallelTrainConfig c = short_run((dir / name).string());
+        ParallelTrainConfig c = test_data::short_run((dir / name).string());
         c.strategy = "mcmc";
         c.mcmc.start = 5;
         c.mcmc.interval = 10;
@@ -111,7 +91,7 @@ TEST(ParallelTraining, McmcOverRanksIsOneProcesssRun) {
 TEST(ParallelTraining, EachCheckpointWritesTheMergedScene) {
     const test_data::Fixture f(8);
     test::TempDir dir;
-    ParallelTrainConfig c = short_run((dir / "run").string());
+    ParallelTrainConfig c = test_data::short_run((dir / "run").string());
     std::vector<long> steps;
     c.after_checkpoint = [&](long step, const Scene& merged) {
         steps.push_back(step);

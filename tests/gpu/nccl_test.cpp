@@ -95,41 +95,26 @@ TEST(Nccl, CommunicatorSendsBytesAndSumsValues) {
     EXPECT_THROW(comm->all_to_all({Bytes(4), Bytes(4)}), Error);  // two buffers for one rank
 }
 
-// The Gaussian-parallel loop (ADC, an opacity reset, checkpoints) over NCCL writes the bytes the in-process
-// communicator's run writes.
+// The Gaussian-parallel loop (ADC, an opacity reset, checkpoints: the CPU tests' short run) over NCCL writes
+// the bytes the in-process communicator's run writes.
 TEST(Nccl, GaussianParallelTrainingOverNcclIsTheInProcessRun) {
     std::string why;
     const auto nccl = nccl_or_skip_reason(why);
     if (!nccl) GTEST_SKIP() << why;
-    const test_data::Fixture f(6);
+    const test_data::Fixture f(8);
     std::vector<BatchView> views;
     for (std::size_t v = 0; v < f.cameras.size(); ++v) views.push_back({&f.cameras[v], &f.targets[v]});
     test::TempDir dir;
-    auto config = [&](const std::string& out) {
-        ParallelTrainConfig c;
-        c.steps = 30;
-        c.batch = 3;
-        c.sh_degree = 1;
-        c.sh_interval = 10;
-        c.extent = 2.0;
-        c.seed = 5;
-        c.adc.start = 5;
-        c.adc.interval = 10;
-        c.adc.stop = 25;
-        c.adc.grad_threshold = 2e-5;
-        c.adc.reset_every = 20;
-        c.checkpoint_every = 10;
-        c.output = (dir / out).string();
-        return c;
-    };
     const auto comm = one_rank(nccl);
-    const ParallelTrainResult over_nccl = train_gaussian_parallel(*comm, f.start, views, config("nccl"));
+    const ParallelTrainResult over_nccl =
+        train_gaussian_parallel(*comm, f.start, views, test_data::short_run((dir / "nccl").string()));
     ParallelTrainResult in_process;
     run_in_process(1, [&](Communicator& c) {
-        in_process = train_gaussian_parallel(c, f.start, views, config("threads"));
+        in_process =
+            train_gaussian_parallel(c, f.start, views, test_data::short_run((dir / "threads").string()));
     });
     std::printf(
-        "[nccl training] %zu → %zu Gaussians; loss %.4f at the start, %.4f at the end (10 steps after the "
+        "[nccl training] %zu → %zu Gaussians; loss %.4f at the start, %.4f at the end (20 steps after the "
         "opacity reset)\n",
         f.start.size(), over_nccl.scene.size(), over_nccl.losses.front(), over_nccl.losses.back());
     EXPECT_GT(over_nccl.scene.size(), f.start.size());
