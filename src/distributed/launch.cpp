@@ -161,9 +161,13 @@ LaunchResult launch_ranks(int ranks, const std::vector<std::string>& argv,
             const bool ok = done > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
             if (!ok && result.failed_rank < 0 && !result.stopped) {
                 result.failed_rank = int(r);
-                result.what = start_errors[r] != 0 ? fmt::format("could not start {}: {}", argv[0],
-                                                                 std::strerror(start_errors[r]))
-                                                   : how_it_ended(status);
+                if (done < 0)
+                    result.what = fmt::format("lost: waitpid failed ({})", std::strerror(errno));
+                else if (start_errors[r] != 0)
+                    result.what =
+                        fmt::format("could not start {}: {}", argv[0], std::strerror(start_errors[r]));
+                else
+                    result.what = how_it_ended(status);
                 end_all();
             }
         }
