@@ -8,42 +8,17 @@
 
 #include "radiant/core/error.hpp"
 #include "radiant/render/cuda/cuda_check.hpp"
+#include "radiant/render/cuda/device_buffer.hpp"
 
 namespace radiant::distributed {
-namespace {
-
-// Device memory that only grows (a step's exchanges are alike in size), freed with the communicator.
-class DeviceBytes {
-  public:
-    DeviceBytes() = default;
-    DeviceBytes(const DeviceBytes&) = delete;
-    DeviceBytes& operator=(const DeviceBytes&) = delete;
-    ~DeviceBytes() {
-        if (data_) cudaFree(data_);
-    }
-    std::byte* reserve(std::size_t bytes) {
-        if (bytes > capacity_) {
-            if (data_) RADIANT_CUDA_CHECK(cudaFree(data_));
-            data_ = nullptr;
-            capacity_ = std::max(bytes, capacity_ + capacity_ / 2);
-            RADIANT_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), capacity_));
-        }
-        return data_;
-    }
-
-  private:
-    std::byte* data_ = nullptr;
-    std::size_t capacity_ = 0;
-};
-
-}  // namespace
 
 struct NcclCommunicator::Impl {
     std::shared_ptr<const NcclLibrary> nccl;
     NcclLibrary::Comm comm = nullptr;
     cudaStream_t stream = nullptr;
     int rank = 0, size = 1;
-    DeviceBytes send, recv;
+    // Staging for the exchanges; they keep their largest size (a step's exchanges are alike).
+    cuda::DeviceBuffer<std::byte> send, recv;
 
     // One grouped round of sends and receives: send_counts[d] bytes at send_at[d] to rank d, recv_counts[s]
     // bytes from rank s into recv_at[s] (device pointers; zero counts skipped on both sides alike).
@@ -100,7 +75,8 @@ std::vector<Bytes> NcclCommunicator::all_to_all(std::vector<Bytes> send) {
     std::vector<std::uint64_t> out_sizes(ranks), in_sizes(ranks);
     for (std::size_t r = 0; r < ranks; ++r) out_sizes[r] = send[r].size();
     const std::size_t word = sizeof(std::uint64_t);
-    std::byte* sizes = d.send.reserve(2 * ranks * word);
+    d.send.resize_discard(2 * ranks * word);
+    std::byte* sizes = d.send.data();
     RADIANT_CUDA_CHECK(
         cudaMemcpyAsync(sizes, out_sizes.data(), ranks * word, cudaMemcpyHostToDevice, d.stream));
     std::vector<std::size_t> counts(ranks, word);
@@ -124,8 +100,10 @@ std::vector<Bytes> NcclCommunicator::all_to_all(std::vector<Bytes> send) {
         out_total += out_counts[r];
         in_total += in_counts[r];
     }
-    std::byte* out = d.send.reserve(std::max<std::size_t>(out_total, 1));
-    std::byte* in = d.recv.reserve(std::max<std::size_t>(in_total, 1));
+    d.send.resize_discard(out_total);
+    d.recv.resize_discard(in_total);
+    std::byte* out = d.send.data();
+    std::byte* in = d.recv.data();
     std::size_t at = 0, from = 0;
     for (std::size_t r = 0; r < ranks; ++r) {
         if (out_counts[r] > 0)

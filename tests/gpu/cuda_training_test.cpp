@@ -332,30 +332,24 @@ TEST(CudaTraining, VisibleAdamUpdatesOnlyWhatTheViewSees) {
         b->step(in);
         after.push_back(b->save());
     }
+    using test::gaussian_values;
     const Scene& cpu = after[0].params;
     const Scene& gpu = after[1].params;
-    const std::size_t k = 3 * std::size_t(s.params.sh_coeffs());
-    auto gaussian = [&](const Scene& x, std::size_t i) {
-        std::vector<float> out(x.means.begin() + 3 * i, x.means.begin() + 3 * i + 3);
-        out.insert(out.end(), x.log_scales.begin() + 3 * i, x.log_scales.begin() + 3 * i + 3);
-        out.insert(out.end(), x.quats.begin() + 4 * i, x.quats.begin() + 4 * i + 4);
-        out.push_back(x.opacity_logits[i]);
-        out.insert(out.end(), x.sh.begin() + std::ptrdiff_t(k * i), x.sh.begin() + std::ptrdiff_t(k * i + k));
-        return out;
-    };
     std::size_t seen = 0, unseen = 0, kept = 0, moved = 0;
     double worst = 0;
     for (std::size_t i = 0; i < s.params.size(); ++i) {
         const bool visible = after[0].stats.denom[i] > 0 || after[1].stats.denom[i] > 0;
         if (!visible) {
             ++unseen;
-            kept += gaussian(gpu, i) == gaussian(s.params, i) && gaussian(cpu, i) == gaussian(s.params, i) &&
-                    gaussian(after[1].adam.m, i) == gaussian(s.adam.m, i) &&
-                    gaussian(after[1].adam.v, i) == gaussian(s.adam.v, i);
+            kept += gaussian_values(gpu, i) == gaussian_values(s.params, i) &&
+                    gaussian_values(cpu, i) == gaussian_values(s.params, i) &&
+                    gaussian_values(after[1].adam.m, i) == gaussian_values(s.adam.m, i) &&
+                    gaussian_values(after[1].adam.v, i) == gaussian_values(s.adam.v, i);
             continue;
         }
         ++seen;
-        const std::vector<float> c = gaussian(cpu, i), g = gaussian(gpu, i), o = gaussian(s.params, i);
+        const std::vector<float> c = gaussian_values(cpu, i), g = gaussian_values(gpu, i),
+                                 o = gaussian_values(s.params, i);
         moved += c != o && g != o;
         for (std::size_t j = 0; j < c.size(); ++j) worst = std::max(worst, double(std::abs(c[j] - g[j])));
     }

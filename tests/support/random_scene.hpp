@@ -2,6 +2,7 @@
 // Random scenes and cameras for tests, deterministic per seed.
 #include <cmath>
 #include <random>
+#include <vector>
 
 #include "radiant/core/camera.hpp"
 #include "radiant/core/scene.hpp"
@@ -40,6 +41,21 @@ SceneT<T> random_scene(std::uint32_t seed, const RandomSceneOptions& o = {}) {
                     T(k == 0 ? 0.8 * normal(rng) : o.sh_rest_sd * normal(rng));
     }
     return s;
+}
+
+// Every value of Gaussian i — mean, log-scales, quaternion, opacity logit, SH — to compare one Gaussian of
+// two scenes (or of two Adam moment sets) at once.
+inline std::vector<float> gaussian_values(const Scene& s, std::size_t i) {
+    std::vector<float> out(s.means.begin() + std::ptrdiff_t(3 * i),
+                           s.means.begin() + std::ptrdiff_t(3 * i + 3));
+    out.insert(out.end(), s.log_scales.begin() + std::ptrdiff_t(3 * i),
+               s.log_scales.begin() + std::ptrdiff_t(3 * i + 3));
+    out.insert(out.end(), s.quats.begin() + std::ptrdiff_t(4 * i),
+               s.quats.begin() + std::ptrdiff_t(4 * i + 4));
+    out.push_back(s.opacity_logits[i]);
+    const std::size_t k = 3 * std::size_t(s.sh_coeffs());
+    out.insert(out.end(), s.sh.begin() + std::ptrdiff_t(k * i), s.sh.begin() + std::ptrdiff_t(k * i + k));
+    return out;
 }
 
 // A camera on a sphere of `distance` around the origin looking at it, with a random roll.

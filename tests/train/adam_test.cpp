@@ -6,6 +6,7 @@
 
 #include "radiant/core/error.hpp"
 #include "radiant/train/schedule.hpp"
+#include "support/random_scene.hpp"
 
 namespace radiant {
 namespace {
@@ -111,23 +112,15 @@ TEST(Adam, VisibleOnlyLeavesCulledGaussiansAsTheyWere) {
     AdamState full_st = st, vis_st = st;
     adam_step(full_p, g, full_st, lr, AdamConfig{});
     adam_step(vis_p, g, vis_st, lr, visible, &radii);
-    auto gaussian = [](const Scene& s, std::size_t i) {
-        std::vector<float> out(s.means.begin() + 3 * i, s.means.begin() + 3 * i + 3);
-        out.insert(out.end(), s.log_scales.begin() + 3 * i, s.log_scales.begin() + 3 * i + 3);
-        out.insert(out.end(), s.quats.begin() + 4 * i, s.quats.begin() + 4 * i + 4);
-        out.push_back(s.opacity_logits[i]);
-        const std::size_t k = 3 * std::size_t(s.sh_coeffs());
-        out.insert(out.end(), s.sh.begin() + std::ptrdiff_t(k * i), s.sh.begin() + std::ptrdiff_t(k * i + k));
-        return out;
-    };
-    EXPECT_EQ(gaussian(vis_p, 0), gaussian(p, 0));
-    EXPECT_EQ(gaussian(vis_st.m, 0), gaussian(st.m, 0));
-    EXPECT_EQ(gaussian(vis_st.v, 0), gaussian(st.v, 0));
-    EXPECT_NE(gaussian(full_p, 0), gaussian(p, 0));  // the momentum moves it under full Adam
-    EXPECT_EQ(gaussian(vis_p, 1), gaussian(full_p, 1));
-    EXPECT_EQ(gaussian(vis_st.m, 1), gaussian(full_st.m, 1));
-    EXPECT_EQ(gaussian(vis_st.v, 1), gaussian(full_st.v, 1));
-    EXPECT_NE(gaussian(vis_p, 1), gaussian(p, 1));
+    using test::gaussian_values;
+    EXPECT_EQ(gaussian_values(vis_p, 0), gaussian_values(p, 0));
+    EXPECT_EQ(gaussian_values(vis_st.m, 0), gaussian_values(st.m, 0));
+    EXPECT_EQ(gaussian_values(vis_st.v, 0), gaussian_values(st.v, 0));
+    EXPECT_NE(gaussian_values(full_p, 0), gaussian_values(p, 0));  // the momentum moves it under full Adam
+    EXPECT_EQ(gaussian_values(vis_p, 1), gaussian_values(full_p, 1));
+    EXPECT_EQ(gaussian_values(vis_st.m, 1), gaussian_values(full_st.m, 1));
+    EXPECT_EQ(gaussian_values(vis_st.v, 1), gaussian_values(full_st.v, 1));
+    EXPECT_NE(gaussian_values(vis_p, 1), gaussian_values(p, 1));
     EXPECT_EQ(vis_st.step, 11);
     EXPECT_THROW(adam_step(vis_p, g, vis_st, lr, visible), Error);  // no radii: which are visible?
 }
