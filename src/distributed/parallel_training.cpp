@@ -7,6 +7,7 @@
 
 #include "radiant/core/error.hpp"
 #include "radiant/distributed/densify_ranks.hpp"
+#include "radiant/distributed/share_stages.hpp"
 #include "radiant/distributed/view_assignment.hpp"
 #include "radiant/io/ply.hpp"
 
@@ -37,6 +38,14 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
     Share share = initial_share(initial, comm.rank(), ranks);
     DensifyStats stats;
     stats.reset(share.scene.size());
+    const std::unique_ptr<ShareStages> stages = make_share_stages(c.backend, views);
+    stages->load(share, stats);
+    // The host share is current until a step runs on stages that keep it elsewhere.
+    bool host_current = true;
+    auto on_host = [&] {
+        if (!host_current) stages->store(share, stats);
+        host_current = true;
+    };
     ViewCosts costs(views.size());
     // One view order on every rank: the same seed, the same shuffles.
     std::mt19937_64 order_rng(c.seed);
@@ -73,7 +82,8 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
             for (std::size_t v : batch) estimate.push_back(costs.estimate(v));
             in.renderers = assign_views(estimate, ranks);
         }
-        const BatchStepResult r = batch_step(comm, share, in, &stats);
+        const BatchStepResult r = batch_step(comm, *stages, share, in, &stats);
+        host_current = false;
         for (std::size_t j = 0; j < batch.size(); ++j) costs.observe(batch[j], r.view_pairs[j]);
         result.losses.push_back(r.loss);
 
@@ -81,27 +91,35 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
             // Relocation and growth, then the noise every step, keyed by id so that a Gaussian draws the
             // same on any rank.
             const McmcConfig& m = c.mcmc;
+            on_host();
             if (step < m.stop && step > m.start && step % m.interval == 0)
                 densify_mcmc_ranks(comm, share, stats, m, c.seed + std::uint64_t(step));
             add_position_noise(share.scene, m.noise_lr * in.lr.means,
                                c.seed ^ (std::uint64_t(step) << 32 | 0x5eedull), &share.ids);
+            stages->load(share, stats);
         } else {
             // ADC and the opacity reset, on the steps the single-process trainer takes them.
             const AdcConfig& a = c.adc;
-            if (step < a.stop && step > a.start && step % a.interval == 0)
+            const bool densify = step < a.stop && step > a.start && step % a.interval == 0;
+            const bool reset = step < a.stop && a.reset_every > 0 && step % a.reset_every == 0 &&
+                               c.steps - step >= a.reset_every / 2;
+            if (densify || reset) on_host();
+            if (densify)
                 densify_adc_ranks(comm, share, stats, a, c.extent, step, c.seed + std::uint64_t(step));
-            if (step < a.stop && a.reset_every > 0 && step % a.reset_every == 0 &&
-                c.steps - step >= a.reset_every / 2) {
-                DensifyPlan reset;
-                reset.reset_opacity = 0.01;
-                apply_plan(reset, share.scene, share.adam, stats);
+            if (reset) {
+                DensifyPlan plan;
+                plan.reset_opacity = 0.01;
+                apply_plan(plan, share.scene, share.adam, stats);
             }
+            if (densify || reset) stages->load(share, stats);
         }
         if (c.checkpoint_every > 0 && step % c.checkpoint_every == 0 && step < c.steps) {
+            on_host();
             const Scene merged = merge_and_write(comm, share, c);
             if (comm.rank() == 0 && c.after_checkpoint) c.after_checkpoint(step, merged);
         }
     }
+    on_host();
     result.scene = merge_and_write(comm, share, c);
     std::vector<double> sizes(static_cast<std::size_t>(ranks), 0.0);
     sizes[std::size_t(comm.rank())] = double(share.scene.size());

@@ -49,7 +49,7 @@ struct Fixture {
         in.lr = {1.6e-3, 5e-3, 1e-3, 5e-2, 2.5e-3, 1.25e-4};
         for (int j = 0; j < size; ++j) {
             const std::size_t v = view_of(k, j, size);
-            in.views.push_back({&cameras[v], &targets[v]});
+            in.views.push_back({&cameras[v], &targets[v], v});
         }
         return in;
     }

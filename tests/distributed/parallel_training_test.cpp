@@ -16,7 +16,7 @@ namespace {
 
 ParallelTrainResult train_on(int ranks, const test_data::Fixture& f, const ParallelTrainConfig& c) {
     std::vector<BatchView> views;
-    for (std::size_t v = 0; v < f.cameras.size(); ++v) views.push_back({&f.cameras[v], &f.targets[v]});
+    for (std::size_t v = 0; v < f.cameras.size(); ++v) views.push_back({&f.cameras[v], &f.targets[v], v});
     ParallelTrainResult out;
     run_in_process(ranks, [&](Communicator& comm) {
         ParallelTrainResult r = train_gaussian_parallel(comm, f.start, views, c);

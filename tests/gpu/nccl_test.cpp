@@ -103,7 +103,7 @@ TEST(Nccl, GaussianParallelTrainingOverNcclIsTheInProcessRun) {
     if (!nccl) GTEST_SKIP() << why;
     const test_data::Fixture f(8);
     std::vector<BatchView> views;
-    for (std::size_t v = 0; v < f.cameras.size(); ++v) views.push_back({&f.cameras[v], &f.targets[v]});
+    for (std::size_t v = 0; v < f.cameras.size(); ++v) views.push_back({&f.cameras[v], &f.targets[v], v});
     test::TempDir dir;
     const auto comm = one_rank(nccl);
     const ParallelTrainResult over_nccl =

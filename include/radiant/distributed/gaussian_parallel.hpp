@@ -23,6 +23,7 @@ namespace radiant::distributed {
 struct BatchView {
     const Camera* camera = nullptr;
     const Image<float>* target = nullptr;  // read only by the rank that renders the view
+    std::size_t image = 0;                 // the view's place in the run's list (the GPU stages' images)
 };
 
 struct BatchStepInput {

@@ -3,7 +3,8 @@
 // to ranks by measured cost, the trainer's learning-rate and SH schedules, ADC densification and opacity
 // resets or MCMC's relocation, growth, noise and regularisers as the single-process trainer does them, and
 // one merged scene.ply (issue 25; gsplat #551) written by rank 0 at every checkpoint and at the end. The
-// stages are the CPU backend's (batch_step); a GPU version swaps them and the Communicator, not this loop.
+// stages are the CPU backend's or a GPU's (share_stages.hpp); densification runs on the host share, which
+// the GPU stages give back before it and take again after (every step under MCMC, whose noise is per step).
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -30,9 +31,10 @@ struct ParallelTrainConfig {
     double lambda_ssim = 0.2;
     double extent = 1;  // the scene's extent: the mean learning rate and ADC's scales are relative to it
     std::uint64_t seed = 0;
-    bool balance_views = true;  // deal views by measured cost (else round robin)
-    long checkpoint_every = 0;  // also write scene.ply every this many steps (0: only at the end)
-    std::string output;         // folder of scene.ply; empty: nothing written
+    bool balance_views = true;    // deal views by measured cost (else round robin)
+    std::string backend = "cpu";  // the stages each rank runs: "cpu" or "cuda" (the rank's current GPU)
+    long checkpoint_every = 0;    // also write scene.ply every this many steps (0: only at the end)
+    std::string output;           // folder of scene.ply; empty: nothing written
     // Called on rank 0 after each scene.ply written before the end, with the step and the merged scene.
     std::function<void(long, const Scene&)> after_checkpoint;
 };
@@ -44,7 +46,7 @@ struct ParallelTrainResult {
 };
 
 // views: the dataset's views with their targets (every rank holds the list; a rank reads only the targets of
-// the views it renders). Every rank calls it with the same arguments.
+// the views it renders; views[i].image == i). Every rank calls it with the same arguments.
 ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& initial,
                                             const std::vector<BatchView>& views,
                                             const ParallelTrainConfig& config);

@@ -13,6 +13,7 @@
 #include "radiant/core/render_settings.hpp"
 #include "radiant/core/scene.hpp"
 #include "radiant/render/grads.hpp"
+#include "radiant/render/splat_record.hpp"
 #include "radiant/train/adam.hpp"
 #include "radiant/train/appearance.hpp"
 #include "radiant/train/backend.hpp"
@@ -50,6 +51,21 @@ struct ImageScore {
 struct DensifyTotals {
     std::size_t clone = 0, split = 0, prune = 0, relocate = 0, add = 0;
     bool capped = false;  // ADC: max_size held some candidates back
+};
+
+// The Gaussians of a scene that one view sees, projected, as Gaussian-parallel training sends them to the
+// rank rendering the view (issue 25): each one's index in the scene, its record and (`ray`) footprint.
+struct ProjectedShare {
+    std::vector<std::uint32_t> index;
+    std::vector<SplatRecord> splats;
+    std::vector<RayFootprintRecord> footprints;
+};
+
+// A view rendered from records: its loss and the gradient of (weight × loss) for each record.
+struct RenderedSplats {
+    double loss = 0;  // (1 − λ)·L1 + λ·(1 − SSIM) over the pixels that count
+    std::size_t tile_pairs = 0;
+    std::vector<float> grads;  // splat_grad_size floats a record, in the records' order
 };
 
 class CudaStep {
@@ -98,6 +114,25 @@ class CudaStep {
 
     // Adam alone with the given gradients (the update step() applies after its backward).
     void apply_adam(const SceneGrads& grads, const LearningRates& lr, const AdamConfig& config);
+
+    // Gaussian-parallel training's stages, which distributed/ runs over ranks (each rank's scene is its
+    // share). The scene's Gaussians `camera` sees, projected.
+    ProjectedShare project_share(const Camera& camera, const RenderSettings& settings);
+    // Renders `camera` from records projected by any rank, in the order given, takes the loss against
+    // image `image` and the raster backward.
+    RenderedSplats render_splats(const Camera& camera, const RenderSettings& settings, std::size_t image,
+                                 const std::vector<SplatRecord>& splats,
+                                 const std::vector<RayFootprintRecord>& footprints, double lambda_ssim,
+                                 double weight);
+    // A batch: begin_batch, then for each view the geometry backward of the gradients its renderer found
+    // for this scene's Gaussians (`index`, as project_share gave them), summed over the views with the
+    // densification statistics; then apply_batch: MCMC's regularisers (means over `count` Gaussians, the
+    // whole scene's) and Adam on the sum.
+    void begin_batch();
+    void add_splat_grads(const Camera& camera, const RenderSettings& settings,
+                         const std::vector<std::uint32_t>& index, const std::vector<float>& grads);
+    void apply_batch(const LearningRates& lr, const AdamConfig& config, double opacity_reg, double scale_reg,
+                     double count);
 
     // For tests: the forward image, and the gradients of Σ v_rgb·C (no Adam).
     Image<float> render(const Camera& camera, const RenderSettings& settings);

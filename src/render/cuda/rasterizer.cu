@@ -61,6 +61,10 @@ Rasterizer::Rasterizer(MemoryCounter* c) : counter_(c), raster_args_(std::make_u
     last_isect_.set_counter(c);
     hit_gids_.set_counter(c);
     scratch_.set_counter(c);
+    splat_index_.set_counter(c);
+    splat_records_.set_counter(c);
+    footprint_records_.set_counter(c);
+    splat_grads_.set_counter(c);
 }
 
 Rasterizer::~Rasterizer() {
@@ -262,9 +266,7 @@ void Rasterizer::order_by_depth(cudaStream_t stream) {
     launch_gather_counts({n, order_.data(), tiles_touched_.data(), counts_in_order_.data()}, stream);
 }
 
-std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& camera,
-                                const RenderSettings& settings, cudaStream_t stream, StageTimer* timer,
-                                bool depth) {
+void Rasterizer::begin_view(const Camera& camera, const RenderSettings& settings, std::size_t n) {
     validate(settings);
     validate(camera, camera.name.empty() ? "camera" : "camera " + camera.name);
     RADIANT_CHECK(settings.tile_size == 8 || settings.tile_size == 16,
@@ -275,8 +277,6 @@ std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& came
     height_ = camera.height;
     tiles_x_ = (width_ + settings.tile_size - 1) / settings.tile_size;
     tiles_y_ = (height_ + settings.tile_size - 1) / settings.tile_size;
-    const std::size_t n = std::size_t(scene.n), pixels = std::size_t(width_) * std::size_t(height_);
-    const std::size_t tiles = std::size_t(tiles_x_) * std::size_t(tiles_y_);
     means_count_ = n;
     if (!pinned_count_) RADIANT_CUDA_CHECK(cudaMallocHost(&pinned_count_, 2 * sizeof(std::uint32_t)));
     if (!sm_count_) {
@@ -284,20 +284,36 @@ std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& came
         RADIANT_CUDA_CHECK(cudaGetDevice(&device));
         RADIANT_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
     }
-
     depths_.resize_discard(n);
     colours_.resize_discard(3 * n);
     tile_rects_.resize_discard(n);
     radii_.resize_discard(n);
     tiles_touched_.resize_discard(n);
     offsets_.resize_discard(n);
+}
+
+void Rasterizer::project(const DeviceSceneView& scene, const Camera& camera, const RenderSettings& settings,
+                         cudaStream_t stream, StageTimer* timer) {
+    begin_view(camera, settings, std::size_t(scene.n));
     if (timer) timer->start(stream);
     if (settings.shading == Shading::ray)
         project_ray(scene, camera, settings, stream);
     else
         project_ewa(scene, camera, settings, stream);
     if (timer) timer->mark(Stage::project, stream);
+}
 
+std::size_t Rasterizer::forward(const DeviceSceneView& scene, const Camera& camera,
+                                const RenderSettings& settings, cudaStream_t stream, StageTimer* timer,
+                                bool depth) {
+    project(scene, camera, settings, stream, timer);
+    return rasterise(stream, timer, depth);
+}
+
+std::size_t Rasterizer::rasterise(cudaStream_t stream, StageTimer* timer, bool depth) {
+    const RenderSettings& settings = settings_;
+    const std::size_t n = means_count_, pixels = std::size_t(width_) * std::size_t(height_);
+    const std::size_t tiles = std::size_t(tiles_x_) * std::size_t(tiles_y_);
     // Depth order of the Gaussians, then the exclusive scan of their pair counts in that order; the total
     // comes back to the host to size the pair sort.
     pairs_ = 0;
@@ -411,17 +427,10 @@ void Rasterizer::backward_footprints(const float* v_rgb, cudaStream_t stream, St
     r.sm_count = sm_count_;
     r.replay_rows = replay_rows_;
     r.direct_lanes = direct_lanes_;
+    zero_footprint_grads(stream);
     if (ray) {
-        v_ray_.resize_discard(kRayHitSumsSize * n);
-        v_ray_.zero(stream);
         r.v_ray = v_ray_.data();
     } else {
-        v_means2d_.resize_discard(n);
-        v_conics_.resize_discard(3 * n);
-        v_colours_.resize_discard(3 * n);
-        v_opacities_.resize_discard(n);
-        for (auto* b : {&v_conics_, &v_colours_, &v_opacities_}) b->zero(stream);
-        v_means2d_.zero(stream);
         r.v_means2d = v_means2d_.data();
         r.v_conics = v_conics_.data();
         r.v_colours = v_colours_.data();
@@ -466,6 +475,112 @@ void Rasterizer::backward_geometry(const DeviceSceneView& scene, DeviceGradsView
         launch_project_ewa_bwd(g, stream);
     }
     if (timer) timer->mark(Stage::geometry, stream);
+}
+
+SplatArrays Rasterizer::splat_arrays() {
+    const bool ray = settings_.shading == Shading::ray;
+    SplatArrays a{};
+    a.means2d = ray ? nullptr : means2d_.data();
+    a.conic_opacity = ray ? nullptr : conic_opacity_.data();
+    a.extent_sq = ray ? nullptr : extent_sq_.data();
+    a.depths = depths_.data();
+    a.colours = colours_.data();
+    a.tile_rects = tile_rects_.data();
+    a.radii = radii_.data();
+    a.tiles_touched = tiles_touched_.data();
+    a.tile_masks = ray ? nullptr : tile_masks_.data();
+    a.ray_mean_opacity = ray ? ray_mean_opacity_.data() : nullptr;
+    a.ray_whitening = ray ? ray_whitening_.data() : nullptr;
+    a.ray_bounds = ray ? ray_bounds_.data() : nullptr;
+    return a;
+}
+
+SplatGradArrays Rasterizer::splat_grad_arrays() {
+    return {v_means2d_.data(), v_conics_.data(), v_colours_.data(), v_opacities_.data(), v_ray_.data()};
+}
+
+void Rasterizer::download_visible(std::vector<std::uint32_t>& index, std::vector<SplatRecord>& splats,
+                                  std::vector<RayFootprintRecord>& footprints, cudaStream_t stream) {
+    RADIANT_CHECK(radii_.size() == means_count_, "Rasterizer::download_visible: run project first");
+    const std::vector<int> radii = radii_.download(stream);
+    index.clear();
+    for (std::size_t g = 0; g < radii.size(); ++g)
+        if (radii[g] > 0) index.push_back(std::uint32_t(g));
+    const bool ray = settings_.shading == Shading::ray;
+    splat_index_.upload(index, stream);
+    splat_records_.resize_discard(index.size());
+    footprint_records_.resize_discard(ray ? index.size() : 0);
+    launch_gather_splats(splat_arrays(), splat_index_.data(), index.size(), splat_records_.data(),
+                         ray ? footprint_records_.data() : nullptr, stream);
+    splats = splat_records_.download(stream);
+    footprints = ray ? footprint_records_.download(stream) : std::vector<RayFootprintRecord>{};
+}
+
+std::size_t Rasterizer::forward_splats(const Camera& camera, const RenderSettings& settings,
+                                       const std::vector<SplatRecord>& splats,
+                                       const std::vector<RayFootprintRecord>& footprints,
+                                       cudaStream_t stream) {
+    const bool ray = settings.shading == Shading::ray;
+    RADIANT_CHECK(footprints.size() == (ray ? splats.size() : 0),
+                  "Rasterizer::forward_splats: the `ray` model needs one footprint a record, ewa none");
+    const std::size_t n = splats.size();
+    begin_view(camera, settings, n);
+    if (ray) {
+        update_rays(camera, settings.tile_size, stream);
+        ray_mean_opacity_.resize_discard(n);
+        ray_whitening_.resize_discard(9 * n);
+        ray_bounds_.resize_discard(n);
+    } else {
+        means2d_.resize_discard(n);
+        conic_opacity_.resize_discard(n);
+        extent_sq_.resize_discard(n);
+        tile_masks_.resize_discard(n);
+    }
+    splat_records_.upload(splats, stream);
+    footprint_records_.upload(footprints, stream);
+    launch_scatter_splats(splat_records_.data(), ray ? footprint_records_.data() : nullptr, n, splat_arrays(),
+                          stream);
+    return rasterise(stream, nullptr, false);
+}
+
+std::vector<float> Rasterizer::download_splat_grads(cudaStream_t stream) {
+    const bool ray = settings_.shading == Shading::ray;
+    RADIANT_CHECK(ray ? v_ray_.size() == kRayHitSumsSize * means_count_ : v_means2d_.size() == means_count_,
+                  "Rasterizer::download_splat_grads: run backward_footprints first");
+    const std::size_t k = std::size_t(splat_grad_size(ray));
+    splat_grads_.resize_discard(k * means_count_);
+    launch_gather_splat_grads(splat_grad_arrays(), ray, means_count_, splat_grads_.data(), stream);
+    return splat_grads_.download(stream);
+}
+
+void Rasterizer::zero_footprint_grads(cudaStream_t stream) {
+    const std::size_t n = means_count_;
+    if (settings_.shading == Shading::ray) {
+        v_ray_.resize_discard(kRayHitSumsSize * n);
+        v_ray_.zero(stream);
+        return;
+    }
+    v_means2d_.resize_discard(n);
+    v_conics_.resize_discard(3 * n);
+    v_colours_.resize_discard(3 * n);
+    v_opacities_.resize_discard(n);
+    for (auto* b : {&v_conics_, &v_colours_, &v_opacities_}) b->zero(stream);
+    v_means2d_.zero(stream);
+}
+
+void Rasterizer::set_splat_grads(const std::vector<std::uint32_t>& index, const std::vector<float>& grads,
+                                 cudaStream_t stream) {
+    const bool ray = settings_.shading == Shading::ray;
+    RADIANT_CHECK(radii_.size() == means_count_, "Rasterizer::set_splat_grads: run project first");
+    RADIANT_CHECK(grads.size() == index.size() * std::size_t(splat_grad_size(ray)),
+                  "Rasterizer::set_splat_grads: one gradient an index");
+    for (std::uint32_t g : index)
+        RADIANT_CHECK(g < means_count_, "Rasterizer::set_splat_grads: an index past the projected Gaussians");
+    zero_footprint_grads(stream);
+    splat_index_.upload(index, stream);
+    splat_grads_.upload(grads, stream);
+    launch_scatter_splat_grads(splat_grads_.data(), splat_index_.data(), index.size(), ray,
+                               splat_grad_arrays(), stream);
 }
 
 Image<float> Rasterizer::download_rgb(cudaStream_t stream) const {

@@ -10,6 +10,7 @@
 #include "radiant/core/project.hpp"
 #include "radiant/core/render_settings.hpp"
 #include "radiant/render/cuda/gaussian_access.cuh"
+#include "radiant/render/splat_record.hpp"
 
 namespace radiant::cuda {
 
@@ -201,6 +202,41 @@ struct ProjectRayBwdArgs {
     double* camera_grads;  // [6] added into when not null: the camera pose gradient (ε, τ)
 };
 void launch_project_ray_bwd(const ProjectRayBwdArgs& a, cudaStream_t stream);
+
+// Gaussian-parallel training (issue 25): projected Gaussians out of and into the per-Gaussian arrays as
+// records (render/splat_record.hpp), and their raster gradients likewise. The `ray` arrays are null for ewa.
+struct SplatArrays {
+    float2* means2d;
+    float4* conic_opacity;
+    float* extent_sq;
+    float* depths;
+    float* colours;  // [N, 3]
+    int4* tile_rects;
+    int* radii;
+    std::uint32_t* tiles_touched;
+    std::uint32_t* tile_masks;  // ewa
+    float4* ray_mean_opacity;   // ray
+    float* ray_whitening;       // ray [N, 9]
+    float4* ray_bounds;         // ray
+};
+// out[k] = the Gaussian index[k]'s record (ray_out: its footprint, with the `ray` arrays).
+void launch_gather_splats(const SplatArrays& a, const std::uint32_t* index, std::size_t count,
+                          SplatRecord* out, RayFootprintRecord* ray_out, cudaStream_t stream);
+// Record k into entry k of the arrays.
+void launch_scatter_splats(const SplatRecord* in, const RayFootprintRecord* ray_in, std::size_t count,
+                           const SplatArrays& a, cudaStream_t stream);
+
+struct SplatGradArrays {
+    float2* v_means2d;  // ewa
+    float *v_conics, *v_colours, *v_opacities;
+    float* v_ray;  // ray [N, kRayHitSumsSize]
+};
+// out[k] (splat_grad_size floats) = entry k's gradient.
+void launch_gather_splat_grads(const SplatGradArrays& a, bool ray, std::size_t count, float* out,
+                               cudaStream_t stream);
+// Entry index[k] = in[k]'s gradient (the others as they were: zeroed by the caller).
+void launch_scatter_splat_grads(const float* in, const std::uint32_t* index, std::size_t count, bool ray,
+                                const SplatGradArrays& a, cudaStream_t stream);
 
 constexpr int kBlock1d = 256;
 

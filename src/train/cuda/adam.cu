@@ -77,6 +77,11 @@ __global__ void normalize_quats_kernel(float* q, std::size_t n, const std::int32
     reinterpret_cast<float4*>(q)[i] = v;
 }
 
+__global__ void add_into_kernel(float* into, const float* from, std::size_t n) {
+    const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n) into[i] += from[i];
+}
+
 }  // namespace
 
 void launch_adam(const AdamArgs& a, cudaStream_t stream) {
@@ -93,6 +98,12 @@ void launch_normalize_quats(float* quats, std::size_t n, const std::int32_t* rad
     if (n == 0) return;
     normalize_quats_kernel<<<unsigned((n + kBlock - 1) / kBlock), kBlock, 0, stream>>>(quats, n, radii);
     RADIANT_CUDA_CHECK_LAUNCH("normalize_quats_kernel");
+}
+
+void launch_add_into(float* into, const float* from, std::size_t n, cudaStream_t stream) {
+    if (n == 0) return;
+    add_into_kernel<<<unsigned((n + kBlock - 1) / kBlock), kBlock, 0, stream>>>(into, from, n);
+    RADIANT_CUDA_CHECK_LAUNCH("add_into_kernel");
 }
 
 }  // namespace radiant::cuda

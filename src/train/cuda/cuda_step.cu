@@ -235,19 +235,7 @@ void CudaStep::set_images(const std::vector<TargetImage>& images) {
     RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
 }
 
-namespace {
-
-// An uploaded image as the loss reads it: its pixels, its mask (null when every pixel counts) and the
-// number of values (3 × counted pixels) the sums are over.
-struct DeviceTarget {
-    const std::uint8_t* rgb;
-    const std::uint8_t* mask;
-    double counted;
-};
-
-// Image i as the loss sees it: as uploaded, or reduced by `factor` (into the step's scratch; `camera` is
-// then the reduced camera).
-DeviceTarget device_image(CudaStep::Impl& d, std::size_t i, const Camera& camera, int factor = 1) {
+DeviceTarget device_image(CudaStep::Impl& d, std::size_t i, const Camera& camera, int factor) {
     RADIANT_CHECK(i < d.image_offsets.size(),
                   fmt::format("CUDA step: no training image {} ({} uploaded)", i, d.image_offsets.size()));
     const int w = reduced_size(d.image_widths[i], factor), h = reduced_size(d.image_heights[i], factor);
@@ -285,7 +273,6 @@ DeviceTarget device_image(CudaStep::Impl& d, std::size_t i, const Camera& camera
     return {d.reduced_rgb.data(), mask ? d.reduced_mask.data() : nullptr, 3.0 * d.reduced_valid[i]};
 }
 
-// Runs the photometric pass against an uploaded image; sums land in d.sums (zeroed here).
 void photometric(CudaStep::Impl& d, const Camera& camera, const float* render, const DeviceTarget& target,
                  float lambda, float* v_render) {
     const std::size_t values = std::size_t(camera.width) * std::size_t(camera.height) * 3;
@@ -311,6 +298,8 @@ void read_sums(CudaStep::Impl& d) {
         cudaMemcpyAsync(d.pinned_bad, d.bad.data(), 3 * sizeof(unsigned), cudaMemcpyDeviceToHost, d.stream));
     RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
 }
+
+namespace {
 
 // The loss of the render as image in.image was exposed: its transform forward, the photometric pass on
 // the result, the VJP back into v_rgb and the transform's gradient, its regulariser and Adam step (not when
@@ -379,7 +368,7 @@ TrainStepResult CudaStep::train_step(const TrainStepArgs& in) {
     if (in.camera_grads) grads.camera = d.sums.data() + kSumCamera;
     d.raster.backward(d.view(), d.v_rgb.data(), grads, d.stream, timer);
     if (in.opacity_reg > 0 || in.scale_reg > 0)
-        launch_mcmc_regularisers(d.params.view(), d.grads.view(), d.n, float(in.opacity_reg),
+        launch_mcmc_regularisers(d.params.view(), d.grads.view(), d.n, double(d.n), float(in.opacity_reg),
                                  float(in.scale_reg), d.sums.data(), d.stream);
     if (in.update) {
         launch_accumulate_stats(d.stats_view(), d.norms.data(), d.raster.radii(), d.n, d.sums.data(),

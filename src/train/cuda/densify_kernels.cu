@@ -50,16 +50,16 @@ __device__ void zero_gaussian(const GaussianArrays& dst, std::size_t to, int sh_
     for (std::size_t j = 0; j < k; ++j) dst.sh[to * k + j] = 0.f;
 }
 
-__global__ void mcmc_regularisers_kernel(GaussianArrays p, GaussianArrays g, std::size_t n, float opacity_reg,
-                                         float scale_reg, double* sums) {
+__global__ void mcmc_regularisers_kernel(GaussianArrays p, GaussianArrays g, std::size_t n, float count,
+                                         float opacity_reg, float scale_reg, double* sums) {
     const std::size_t i = thread_index();
     float o = 0.f, s = 0.f;
     if (i < n) {
         o = sigmoid(p.opacity_logits[i]);
-        g.opacity_logits[i] += opacity_reg / float(n) * o * (1.f - o);
+        g.opacity_logits[i] += opacity_reg / count * o * (1.f - o);
         for (int c = 0; c < 3; ++c) {
             const float sc = expf(p.log_scales[3 * i + c]);
-            g.log_scales[3 * i + c] += scale_reg / (3.f * float(n)) * sc;
+            g.log_scales[3 * i + c] += scale_reg / (3.f * count) * sc;
             s += sc;
         }
     }
@@ -218,11 +218,11 @@ __global__ void mcmc_noise_kernel(GaussianArrays p, std::size_t n, float scale, 
 
 }  // namespace
 
-void launch_mcmc_regularisers(GaussianArrays params, GaussianArrays grads, std::size_t n, float opacity_reg,
-                              float scale_reg, double* sums, cudaStream_t stream) {
+void launch_mcmc_regularisers(GaussianArrays params, GaussianArrays grads, std::size_t n, double count,
+                              float opacity_reg, float scale_reg, double* sums, cudaStream_t stream) {
     if (n == 0) return;
-    mcmc_regularisers_kernel<<<blocks_for(n), kBlock, 0, stream>>>(params, grads, n, opacity_reg, scale_reg,
-                                                                   sums);
+    mcmc_regularisers_kernel<<<blocks_for(n), kBlock, 0, stream>>>(params, grads, n, float(count),
+                                                                   opacity_reg, scale_reg, sums);
     RADIANT_CUDA_CHECK_LAUNCH("mcmc_regularisers_kernel");
 }
 

@@ -122,9 +122,13 @@ struct GaussianArrays {
     float *means, *log_scales, *quats, *opacity_logits, *sh;
 };
 
-// MCMC regularisers added to the gradients (after the backward): λo·mean(opacity), λs·mean(scale).
-void launch_mcmc_regularisers(GaussianArrays params, GaussianArrays grads, std::size_t n, float opacity_reg,
-                              float scale_reg, double* sums, cudaStream_t stream);
+// MCMC regularisers added to the gradients (after the backward): λo·mean(opacity), λs·mean(scale), the means
+// over `count` Gaussians (n here; the whole scene's when these n are one rank's share).
+void launch_mcmc_regularisers(GaussianArrays params, GaussianArrays grads, std::size_t n, double count,
+                              float opacity_reg, float scale_reg, double* sums, cudaStream_t stream);
+
+// into[i] += from[i] (a batch's gradients, summed over its views).
+void launch_add_into(float* into, const float* from, std::size_t n, cudaStream_t stream);
 
 // Densification statistics of visible Gaussians (radius > 0): Σ‖∂L/∂mean2d‖, count, largest radius.
 struct DensifyStatsView {

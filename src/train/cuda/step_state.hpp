@@ -82,6 +82,7 @@ struct CudaStep::Impl {
     Rasterizer raster{&counter};
     StageTimer timer;
     DeviceArrays params, grads, m, v;
+    DeviceArrays batch_grads;  // Gaussian-parallel training: a batch's gradients, summed over its views
     DeviceArrays next_params, next_m, next_v;  // densification writes here, then swaps
     // training images, 8-bit, back to back; masks likewise, for the images that have one
     DeviceBuffer<std::uint8_t> images{&counter}, masks{&counter};
@@ -125,7 +126,7 @@ struct CudaStep::Impl {
     int target_w = 0, target_h = 0;
 
     Impl() {
-        for (DeviceArrays* a : {&params, &grads, &m, &v, &next_params, &next_m, &next_v})
+        for (DeviceArrays* a : {&params, &grads, &m, &v, &batch_grads, &next_params, &next_m, &next_v})
             a->set_counter(&counter);
         RADIANT_CUDA_CHECK(cudaStreamCreate(&stream));
         RADIANT_CUDA_CHECK(cudaMallocHost(&pinned_loss, sizeof(double)));
@@ -206,5 +207,23 @@ struct CudaStep::Impl {
                 grads.opacity_logits.data(), grads.sh.data(),         norms.data()};
     }
 };
+
+// An uploaded image as the loss reads it: its pixels, its mask (null when every pixel counts) and the
+// number of values (3 × counted pixels) the sums are over.
+struct DeviceTarget {
+    const std::uint8_t* rgb;
+    const std::uint8_t* mask;
+    double counted;
+};
+
+// Image i as the loss sees it: as uploaded, or reduced by `factor` (into the step's scratch; `camera` is
+// then the reduced camera).
+DeviceTarget device_image(CudaStep::Impl& d, std::size_t i, const Camera& camera, int factor = 1);
+// Runs the photometric pass against an uploaded image; sums land in d.sums (zeroed by the caller). The
+// gradient is of the sums over target.counted values.
+void photometric(CudaStep::Impl& d, const Camera& camera, const float* render, const DeviceTarget& target,
+                 float lambda, float* v_render);
+// d.sums and the bad-value counts to the host (pinned_sums, pinned_bad).
+void read_sums(CudaStep::Impl& d);
 
 }  // namespace radiant

@@ -10,12 +10,14 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "radiant/core/camera.hpp"
 #include "radiant/core/image.hpp"
 #include "radiant/core/project.hpp"
 #include "radiant/core/render_settings.hpp"
 #include "radiant/render/cuda/device_buffer.hpp"
+#include "radiant/render/splat_record.hpp"
 
 namespace radiant::cuda {
 
@@ -64,6 +66,8 @@ class StageTimer {
 };
 
 struct RasterFwdArgs;  // stages.hpp
+struct SplatArrays;
+struct SplatGradArrays;
 
 // The backward's default for set_direct_lanes (bench/RESULTS.md: measured against 0).
 constexpr int kDefaultDirectLanes = 0;
@@ -79,6 +83,27 @@ class Rasterizer {
     // expected and median depth of each pixel too (a kernel of its own: training never pays for it).
     std::size_t forward(const DeviceSceneView& scene, const Camera& camera, const RenderSettings& settings,
                         cudaStream_t stream, StageTimer* timer = nullptr, bool depth = false);
+    // The projection alone: forward() is project() then the binning, sort and raster of what it projected.
+    void project(const DeviceSceneView& scene, const Camera& camera, const RenderSettings& settings,
+                 cudaStream_t stream, StageTimer* timer = nullptr);
+
+    // Gaussian-parallel training (issue 25), where the rank owning a Gaussian projects it and another rank
+    // renders the view. After project(): the Gaussians it kept (radius > 0), their indices in the scene and
+    // their records (`ray`: with their footprints).
+    void download_visible(std::vector<std::uint32_t>& index, std::vector<SplatRecord>& splats,
+                          std::vector<RayFootprintRecord>& footprints, cudaStream_t stream);
+    // forward() of records projected elsewhere, in the order given (which decides equal depths) instead
+    // of a scene's; backward_footprints then gives each record's gradient (download_splat_grads).
+    std::size_t forward_splats(const Camera& camera, const RenderSettings& settings,
+                               const std::vector<SplatRecord>& splats,
+                               const std::vector<RayFootprintRecord>& footprints, cudaStream_t stream);
+    // After backward_footprints: each of the last forward's Gaussians' gradient, splat_grad_size floats.
+    std::vector<float> download_splat_grads(cudaStream_t stream);
+    // After project(): the footprint gradients backward_footprints would have left, given for the Gaussians
+    // `index` names (the others' are zero), so that backward_geometry runs on gradients found elsewhere.
+    void set_splat_grads(const std::vector<std::uint32_t>& index, const std::vector<float>& grads,
+                         cudaStream_t stream);
+
     // Backward of the last forward, from ∂L/∂C on the device ([H·W, 3]); overwrites `out`. The same as
     // backward_footprints then backward_geometry.
     void backward(const DeviceSceneView& scene, const float* v_rgb, DeviceGradsView out, cudaStream_t stream,
@@ -111,6 +136,12 @@ class Rasterizer {
     Image<float> download_median_depth(cudaStream_t stream) const;
 
   private:
+    // The camera, settings, grid and per-Gaussian arrays of a forward over n Gaussians.
+    void begin_view(const Camera& camera, const RenderSettings& settings, std::size_t n);
+    std::size_t rasterise(cudaStream_t stream, StageTimer* timer, bool depth);
+    SplatArrays splat_arrays();
+    SplatGradArrays splat_grad_arrays();
+    void zero_footprint_grads(cudaStream_t stream);
     void project_ewa(const DeviceSceneView& scene, const Camera& camera, const RenderSettings& settings,
                      cudaStream_t stream);
     void project_ray(const DeviceSceneView& scene, const Camera& camera, const RenderSettings& settings,
@@ -151,6 +182,11 @@ class Rasterizer {
     DeviceBuffer<uint2> tile_ranges_;
     DeviceBuffer<float> rgb_, final_T_, hit_alphas_, hit_T_, depth_, median_depth_;
     DeviceBuffer<std::int32_t> n_hits_, last_isect_, hit_gids_;
+    // records in and out (forward_splats, download_visible, set_splat_grads)
+    DeviceBuffer<std::uint32_t> splat_index_;
+    DeviceBuffer<SplatRecord> splat_records_;
+    DeviceBuffer<RayFootprintRecord> footprint_records_;
+    DeviceBuffer<float> splat_grads_;
     // scratch (CUB), and a pinned word for the pair count
     DeviceBuffer<unsigned char> scratch_;
     std::uint32_t* pinned_count_ = nullptr;

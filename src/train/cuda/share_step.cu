@@ -1,0 +1,81 @@
+#include <fmt/format.h>
+
+#include "radiant/core/error.hpp"
+#include "radiant/train/cuda_step.hpp"
+#include "step_state.hpp"
+
+// CudaStep's stages of Gaussian-parallel training (issue 25): the projection of a rank's share, the raster
+// of a view from records every rank projected, and the geometry backward and Adam of the share.
+namespace radiant {
+
+ProjectedShare CudaStep::project_share(const Camera& camera, const RenderSettings& settings) {
+    Impl& d = *impl_;
+    d.raster.project(d.view(), camera, settings, d.stream);
+    ProjectedShare out;
+    d.raster.download_visible(out.index, out.splats, out.footprints, d.stream);
+    return out;
+}
+
+RenderedSplats CudaStep::render_splats(const Camera& camera, const RenderSettings& settings,
+                                       std::size_t image, const std::vector<SplatRecord>& splats,
+                                       const std::vector<RayFootprintRecord>& footprints, double lambda_ssim,
+                                       double weight) {
+    Impl& d = *impl_;
+    RADIANT_CHECK(weight > 0, "CUDA step: a view's weight in its batch must be positive");
+    const DeviceTarget target = device_image(d, image, camera);
+    RenderedSplats out;
+    out.tile_pairs = d.pairs = d.raster.forward_splats(camera, settings, splats, footprints, d.stream);
+    const std::size_t values = std::size_t(camera.width) * std::size_t(camera.height) * 3;
+    d.v_rgb.resize_discard(values);
+    d.sums.zero(d.stream);
+    d.bad.zero(d.stream);
+    // The gradient of weight × the loss: the sums over counted / weight values.
+    DeviceTarget weighted = target;
+    weighted.counted = target.counted / weight;
+    photometric(d, camera, d.raster.rgb(), weighted, float(lambda_ssim), d.v_rgb.data());
+    d.raster.backward_footprints(d.v_rgb.data(), d.stream);
+    out.grads = d.raster.download_splat_grads(d.stream);
+    read_sums(d);
+    const double l1 = d.pinned_sums[kSumAbs] / target.counted;
+    const double ssim = lambda_ssim > 0 ? d.pinned_sums[kSumSsim] / target.counted : 1.0;
+    out.loss = (1 - lambda_ssim) * l1 + lambda_ssim * (1 - ssim);
+    return out;
+}
+
+void CudaStep::begin_batch() {
+    Impl& d = *impl_;
+    d.batch_grads.resize_discard(d.n, d.sh_degree);
+    for (auto* b : d.batch_grads.all()) b->zero(d.stream);
+    d.sums.zero(d.stream);
+}
+
+void CudaStep::add_splat_grads(const Camera& camera, const RenderSettings& settings,
+                               const std::vector<std::uint32_t>& index, const std::vector<float>& grads) {
+    Impl& d = *impl_;
+    RADIANT_CHECK(d.batch_grads.means.size() == 3 * d.n, "CUDA step: add_splat_grads outside a batch");
+    d.raster.project(d.view(), camera, settings, d.stream);
+    d.raster.set_splat_grads(index, grads, d.stream);
+    d.raster.backward_geometry(d.view(), d.grads_view(), d.stream);
+    auto into = d.batch_grads.all();
+    auto from = d.grads.all();
+    for (std::size_t k = 0; k < into.size(); ++k)
+        launch_add_into(into[k]->data(), from[k]->data(), into[k]->size(), d.stream);
+    launch_accumulate_stats(d.stats_view(), d.norms.data(), d.raster.radii(), d.n, d.sums.data(), d.stream);
+}
+
+void CudaStep::apply_batch(const LearningRates& lr, const AdamConfig& config, double opacity_reg,
+                           double scale_reg, double count) {
+    Impl& d = *impl_;
+    RADIANT_CHECK(d.batch_grads.means.size() == 3 * d.n, "CUDA step: apply_batch outside a batch");
+    RADIANT_CHECK(!config.visible_only,
+                  "CUDA step: a batch's views see different Gaussians (AdamConfig::visible_only)");
+    d.grads.swap(d.batch_grads);
+    if (opacity_reg > 0 || scale_reg > 0)
+        launch_mcmc_regularisers(d.params.view(), d.grads.view(), d.n, count, float(opacity_reg),
+                                 float(scale_reg), d.sums.data(), d.stream);
+    d.adam(lr, config, nullptr);
+    d.batch_grads.resize_discard(0, d.sh_degree);  // the next batch begins afresh
+    RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+}
+
+}  // namespace radiant
