@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "dataset_flags.hpp"
 #include "flythrough.hpp"
+#include "multi_gpu.hpp"
 #include "radiant/core/error.hpp"
 #include "radiant/core/log.hpp"
 #include "radiant/io/colmap.hpp"
@@ -81,7 +82,7 @@ void prepare_if_unposed(TrainConfig& c) {
 
 }  // namespace
 
-void add_train_command(CLI::App& app) {
+void add_train_command(CLI::App& app, const std::vector<std::string>& command_line) {
     struct Args {
         TrainConfig c;
         std::string config_file, resume;
@@ -89,6 +90,7 @@ void add_train_command(CLI::App& app) {
         bool json = false;
         bool video = false;   // OUT/flythrough.mp4 at the end
         int viewer_port = 0;  // 0: no live viewer
+        int gpus = 0;         // 0: one process on one device
         std::string viewer_host = "127.0.0.1";
     };
     auto a = std::make_shared<Args>();
@@ -195,9 +197,15 @@ void add_train_command(CLI::App& app) {
     cmd->add_option("--viewer-host", a->viewer_host,
                     "address the viewer listens on (default 127.0.0.1: reach it from elsewhere with ssh -L)")
         ->capture_default_str();
+    cmd->add_option(
+           "--gpus", a->gpus,
+           "train on N GPUs of this machine, one process each (Gaussian-parallel over NCCL, which "
+           "must be installed: the system's libnccl.so.2 or PyTorch's); each step renders N views, so "
+           "the run takes steps/N steps. `mpirun -n N radiant train …` runs it across machines")
+        ->check(CLI::PositiveNumber);
     cmd->add_flag("--force,--overwrite", c.overwrite,
                   "train into a folder that holds a run, replacing it (its outputs are removed first)");
-    cmd->callback([a, cmd] {
+    cmd->callback([a, cmd, command_line] {
         install_interrupt_handler();
         auto given = [&](const char* name) { return cmd->count(name) > 0; };
         if (!a->resume.empty()) {
@@ -290,7 +298,7 @@ void add_train_command(CLI::App& app) {
         };
         static const std::set<std::string> handled_elsewhere{
             "--help",  "--config", "--preset", "--resume", "--max-gaussians", "--profile",
-            "--force", "--json",   "--video",  "--viewer", "--viewer-host"};
+            "--force", "--json",   "--video",  "--viewer", "--viewer-host",   "--gpus"};
         for (const CLI::Option* o : cmd->get_options()) {
             const std::string name = o->get_name();
             if (handled_elsewhere.count(name)) continue;
@@ -308,6 +316,26 @@ void add_train_command(CLI::App& app) {
         if (c.strategy == "mcmc") apply_mcmc_init_recipe(c, config_text);
         if (given("--test-every") && !c.eval)
             throw Error("--test-every sets the test split of --eval, which is not given");
+        if (trains_on_ranks(a->gpus)) {
+            if (a->viewer_port > 0 || a->video)
+                throw Error("--viewer and --video are for runs on one GPU: not with --gpus or mpirun");
+            // Photos without poses are prepared once, by the launcher, before any rank starts; a rank
+            // trains on what it prepared.
+            if (starts_ranks()) {
+                prepare_if_unposed(c);
+            } else if (needs_prepare(c.data)) {
+                const std::string data = (std::filesystem::path(c.output) / "data").string();
+                if (find_colmap_model(data).empty())
+                    throw Error(
+                        fmt::format("{} has photos but no poses: prepare them first (radiant prepare "
+                                    "{} -o {}) and train on that",
+                                    c.data, c.data, data));
+                c.data = data;
+            }
+            const TrainResult r = train_on_ranks(c, a->gpus, command_line);
+            if (!r.outputs.empty()) report_outputs(r, a->json);
+            return;
+        }
         prepare_if_unposed(c);
         Watch watch(a->viewer_port, a->viewer_host);
         const TrainResult r = train(c, watch.hooks());

@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
     radiant::app::add_info_command(app);
     radiant::app::add_render_command(app);
     radiant::app::add_demo_command(app);
-    radiant::app::add_train_command(app);
+    radiant::app::add_train_command(app, std::vector<std::string>(argv, argv + argc));
     radiant::app::add_bench_command(app);
     radiant::app::add_convert_command(app);
     radiant::app::add_view_command(app);

@@ -19,6 +19,14 @@ class CudaShareStages final : public ShareStages {
         std::vector<TargetImage> images;
         for (std::size_t i = 0; i < views.size(); ++i) {
             RADIANT_CHECK(views[i].image == i, "the GPU stages need views[i].image == i");
+            if (views[i].photo) {
+                RADIANT_CHECK(views[i].photo->mask.data.empty(),
+                              fmt::format("GPU stages: view {} has a mask, which multi-GPU training does not "
+                                          "take yet",
+                                          i));
+                images.push_back(*views[i].photo);
+                continue;
+            }
             RADIANT_CHECK(views[i].target != nullptr && views[i].target->channels == 3,
                           fmt::format("GPU stages: view {} has no RGB target", i));
             const Image<float>& t = *views[i].target;
@@ -110,6 +118,8 @@ class CudaShareStages final : public ShareStages {
     void update(Share&, const BatchStepInput& in, double count) override {
         step_.apply_batch(in.lr, in.adam, in.opacity_reg, in.scale_reg, count);
     }
+
+    std::size_t peak_bytes() const override { return step_.peak_bytes(); }
 
   private:
     CudaStep step_;

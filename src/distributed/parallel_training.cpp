@@ -113,6 +113,18 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
             }
             if (densify || reset) stages->load(share, stats);
         }
+        // One small all-reduce gives every rank the scene's size and whether any rank was asked to stop.
+        bool stop = false;
+        if (c.on_step || c.stop) {
+            std::vector<double> now{c.stop && c.stop() ? 1.0 : 0.0, double(share.scene.size())};
+            comm.all_reduce_sum(now);
+            stop = now[0] > 0 && step < c.steps;
+            if (c.on_step) c.on_step(step, r.loss, std::size_t(now[1]));
+        }
+        if (stop) {
+            result.stopped = true;
+            break;
+        }
         if (c.checkpoint_every > 0 && step % c.checkpoint_every == 0 && step < c.steps) {
             on_host();
             const Scene merged = merge_and_write(comm, share, c);
@@ -121,10 +133,14 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
     }
     on_host();
     result.scene = merge_and_write(comm, share, c);
-    std::vector<double> sizes(static_cast<std::size_t>(ranks), 0.0);
+    std::vector<double> sizes(2 * static_cast<std::size_t>(ranks), 0.0);
     sizes[std::size_t(comm.rank())] = double(share.scene.size());
+    sizes[std::size_t(ranks + comm.rank())] = double(stages->peak_bytes());
     comm.all_reduce_sum(sizes);
-    for (double s : sizes) result.share_sizes.push_back(std::size_t(s));
+    for (int k = 0; k < ranks; ++k) {
+        result.share_sizes.push_back(std::size_t(sizes[std::size_t(k)]));
+        result.peak_bytes.push_back(std::size_t(sizes[std::size_t(ranks + k)]));
+    }
     return result;
 }
 

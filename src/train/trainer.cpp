@@ -51,27 +51,6 @@ constexpr const char* kRunFiles[] = {"scene.ply",   "scene.spz",    "scene.splat
                                      "config.json", "metrics.json", "report.html", "checkpoint.bin",
                                      "eval.json",   "cameras.json"};
 
-// A new run into a folder that holds one would replace it: refused unless asked for (`overwrite`).
-void refuse_to_replace_a_run(const fs::path& out, bool overwrite) {
-    std::error_code ec;
-    std::string found;
-    for (const char* f : {"checkpoint.bin", "scene.ply", "metrics.json"})
-        if (fs::exists(out / f, ec)) found += fmt::format("{}{}", found.empty() ? "" : ", ", f);
-    if (found.empty() || overwrite) return;
-    throw Error(fmt::format(
-        "{} holds a run ({}): continue it with --resume {}, train into another folder with -o, or replace it "
-        "with --force",
-        out.string(), found, out.string()));
-}
-
-void clear_run(const fs::path& out) {
-    std::error_code ec;
-    std::size_t removed = 0;
-    for (const char* f : kRunFiles) removed += fs::remove(out / f, ec) ? 1 : 0;
-    removed += fs::remove_all(out / "renders", ec) > 0 ? 1 : 0;
-    if (removed > 0) log_info("--force: removed the earlier run's outputs in {}", out.string());
-}
-
 std::string rng_text(const std::mt19937_64& rng) {
     std::ostringstream s;
     s << rng;
@@ -80,30 +59,6 @@ std::string rng_text(const std::mt19937_64& rng) {
 void rng_from_text(std::mt19937_64& rng, const std::string& text) {
     std::istringstream s(text);
     s >> rng;
-}
-
-DatasetOptions dataset_options(const TrainConfig& c) {
-    DatasetOptions o;
-    o.downscale = c.downscale;
-    o.eval = c.eval;
-    o.test_every = c.test_every;
-    // `ray` traces each pixel through the lens model, so it trains on the images as they were taken.
-    o.undistort = c.render.shading == Shading::ewa ? c.undistort : Undistort::none;
-    o.resample = c.resample;
-    o.images = c.images;
-    o.masks = c.masks;
-    o.alpha = c.alpha;
-    const double b = c.white_background ? 1.0 : 0.0;
-    o.background = {b, b, b};
-    return o;
-}
-
-RenderSettings eval_settings(const TrainConfig& c, int sh_degree) {
-    RenderSettings s = c.render;
-    s.sh_degree = sh_degree;
-    const double b = c.white_background ? 1.0 : 0.0;
-    s.background = {b, b, b};
-    return s;
 }
 
 std::string format_duration(double s) {
@@ -214,6 +169,51 @@ TrainConfig saved_config(const std::string& config_json, const std::string& name
 }
 
 }  // namespace
+
+void clear_run(const fs::path& out) {
+    std::error_code ec;
+    std::size_t removed = 0;
+    for (const char* f : kRunFiles) removed += fs::remove(out / f, ec) ? 1 : 0;
+    removed += fs::remove_all(out / "renders", ec) > 0 ? 1 : 0;
+    if (removed > 0) log_info("--force: removed the earlier run's outputs in {}", out.string());
+}
+
+// A new run into a folder that holds one would replace it: refused unless asked for (`overwrite`).
+void refuse_to_replace_a_run(const fs::path& out, bool overwrite) {
+    std::error_code ec;
+    std::string found;
+    for (const char* f : {"checkpoint.bin", "scene.ply", "metrics.json"})
+        if (fs::exists(out / f, ec)) found += fmt::format("{}{}", found.empty() ? "" : ", ", f);
+    if (found.empty() || overwrite) return;
+    throw Error(fmt::format(
+        "{} holds a run ({}): continue it with --resume {}, train into another folder with -o, or replace it "
+        "with --force",
+        out.string(), found, out.string()));
+}
+
+DatasetOptions dataset_options(const TrainConfig& c) {
+    DatasetOptions o;
+    o.downscale = c.downscale;
+    o.eval = c.eval;
+    o.test_every = c.test_every;
+    // `ray` traces each pixel through the lens model, so it trains on the images as they were taken.
+    o.undistort = c.render.shading == Shading::ewa ? c.undistort : Undistort::none;
+    o.resample = c.resample;
+    o.images = c.images;
+    o.masks = c.masks;
+    o.alpha = c.alpha;
+    const double b = c.white_background ? 1.0 : 0.0;
+    o.background = {b, b, b};
+    return o;
+}
+
+RenderSettings eval_settings(const TrainConfig& c, int sh_degree) {
+    RenderSettings s = c.render;
+    s.sh_degree = sh_degree;
+    const double b = c.white_background ? 1.0 : 0.0;
+    s.background = {b, b, b};
+    return s;
+}
 
 std::string dataset_title(const std::string& data) {
     fs::path p = fs::path(data).lexically_normal();

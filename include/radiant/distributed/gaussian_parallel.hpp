@@ -24,6 +24,9 @@ struct BatchView {
     const Camera* camera = nullptr;
     const Image<float>* target = nullptr;  // read only by the rank that renders the view
     std::size_t image = 0;                 // the view's place in the run's list (the GPU stages' images)
+    // The GPU stages take the 8-bit photo when given (a run's images, a quarter of the floats' memory) and
+    // need no float target then; the CPU stages read `target`.
+    const TargetImage* photo = nullptr;
 };
 
 struct BatchStepInput {

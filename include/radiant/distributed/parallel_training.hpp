@@ -37,12 +37,19 @@ struct ParallelTrainConfig {
     std::string output;           // folder of scene.ply; empty: nothing written
     // Called on rank 0 after each scene.ply written before the end, with the step and the merged scene.
     std::function<void(long, const Scene&)> after_checkpoint;
+    // Called on every rank after each step with the step, its batch loss and the scene's Gaussian count.
+    std::function<void(long step, double loss, std::size_t gaussians)> on_step;
+    // Polled on every rank after each step: when any rank's returns true, every rank stops after that step
+    // (the ranks agree through an all-reduce) and the scene so far is merged and written.
+    std::function<bool()> stop;
 };
 
 struct ParallelTrainResult {
     Scene scene;                           // merged, in id order, on every rank
     std::vector<double> losses;            // each step's batch loss
     std::vector<std::size_t> share_sizes;  // each rank's Gaussians at the end
+    std::vector<std::size_t> peak_bytes;   // each rank's peak device memory (GPU stages; 0 on the CPU)
+    bool stopped = false;                  // `stop` ended the run before config.steps
 };
 
 // views: the dataset's views with their targets (every rank holds the list; a rank reads only the targets of

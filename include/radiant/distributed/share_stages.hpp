@@ -48,6 +48,8 @@ class ShareStages {
                           DensifyStats* stats) = 0;
     // MCMC's regularisers (means over `count`, the whole scene's Gaussians), then Adam on the share.
     virtual void update(Share& share, const BatchStepInput& in, double count) = 0;
+    // The most device memory the stages have held (0 for stages on the host).
+    virtual std::size_t peak_bytes() const { return 0; }
 };
 
 std::unique_ptr<ShareStages> make_cpu_share_stages();

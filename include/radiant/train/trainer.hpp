@@ -2,6 +2,7 @@
 // The training loop (issue 5), written once against Backend. Reads the dataset, initialises or resumes,
 // steps with the schedules and the densification strategy, evaluates, checkpoints, and writes the outputs:
 // scene.ply, config.json, metrics.json, renders/, report.html, checkpoint.bin.
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -91,6 +92,14 @@ std::optional<RenderSettings> run_render_settings(const std::string& run_dir);
 
 // Ctrl-C and SIGTERM for `radiant train`: at any moment they end the run promptly, with a checkpoint when
 // there is a step to save (an Interrupted error before that, with nothing written).
+// What the trainer and the other trainers over it (distributed/) share: the dataset options of a run's
+// settings, the settings its evaluation renders with, and how a new run treats an earlier one's folder.
+DatasetOptions dataset_options(const TrainConfig& config);
+RenderSettings eval_settings(const TrainConfig& config, int sh_degree);
+void refuse_to_replace_a_run(const std::filesystem::path& out, bool overwrite);
+// --force: an earlier run's outputs in `out` removed before a new run writes there.
+void clear_run(const std::filesystem::path& out);
+
 void install_interrupt_handler();
 // A dataset's name for titles: its folder's, or the parent's when the folder has a generic name (the demo's
 // OUT/data, a nerfstudio export's …/dataset).

@@ -1,0 +1,84 @@
+#include "multi_gpu.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+
+#include "radiant/core/error.hpp"
+#include "radiant/core/log.hpp"
+#include "radiant/distributed/distributed_train.hpp"
+#include "radiant/distributed/launch.hpp"
+
+namespace radiant::app {
+namespace {
+
+// A token naming this run, the same on every rank, for the NCCL id's file: the launcher's, or Open MPI's job.
+std::string run_token(const distributed::RankPlace& place) {
+    const char* names[] = {"RADIANT_RUN_ID", "PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid",
+                           "OMPI_MCA_orte_ess_jobid"};
+    for (const char* name : names)
+        if (const char* v = std::getenv(name); v && *v) {
+            std::string token = v;
+            for (char& ch : token)
+                if (ch == '/' || ch == ' ') ch = '_';
+            return token;
+        }
+    throw Error(
+        fmt::format("rank {} of {} (started by {}) finds no run id to meet the other ranks by: none of "
+                    "RADIANT_RUN_ID, PMIX_NAMESPACE, OMPI_MCA_ess_base_jobid is set",
+                    place.rank, place.world, place.source));
+}
+
+}  // namespace
+
+bool trains_on_ranks(int gpus) {
+    // A plain run inside a one-process mpirun job stays a plain run.
+    const distributed::RankPlace place = distributed::rank_place();
+    return gpus > 0 || place.source == "radiant" || (place.source == "mpirun" && place.world > 1);
+}
+
+bool starts_ranks() {
+    return distributed::rank_place().source.empty();
+}
+
+TrainResult train_on_ranks(const TrainConfig& c, int gpus, const std::vector<std::string>& command_line) {
+    const distributed::RankPlace place = distributed::rank_place();
+    if (place.source.empty()) {
+        // The launcher: what would stop every rank is refused here, once, before any starts.
+        RADIANT_CHECK(gpus >= 1, "--gpus needs at least one GPU");
+        refuse_to_replace_a_run(c.output, c.overwrite);
+        (void)distributed::parallel_config(c, gpus, 1.0);
+        std::error_code ec;
+        const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+        std::vector<std::string> argv = command_line;
+        if (!ec) argv.front() = self.string();
+        const auto now = std::chrono::system_clock::now().time_since_epoch().count();
+        const std::string token = fmt::format("{}-{}", ::getpid(), now);
+        log_info("starting {} ranks, one a GPU", gpus);
+        const distributed::LaunchResult r = distributed::launch_ranks(gpus, argv, {{"RADIANT_RUN_ID", token}},
+                                                                      [] { return interrupt_requested(); });
+        if (r.failed_rank >= 0)
+            throw Error(fmt::format("rank {} of {} failed ({}); the others were stopped", r.failed_rank, gpus,
+                                    r.what));
+        if (r.stopped)
+            throw Error(fmt::format("stopped before the end; {} holds the scene so far", c.output));
+        return {};
+    }
+    if (gpus > 0 && gpus != place.world)
+        throw Error(fmt::format("--gpus {} but {} started {} ranks", gpus, place.source, place.world));
+    const std::unique_ptr<distributed::Communicator> comm =
+        distributed::join_ranks(place, c.output, run_token(place));
+    TrainResult r = distributed::train_distributed(c, *comm, [] { return interrupt_requested(); });
+    if (r.interrupted)
+        throw Error(
+            fmt::format("stopped at step {} before the end; {} holds the scene so far (multi-GPU runs "
+                        "cannot be resumed yet)",
+                        r.steps, c.output));
+    if (place.rank != 0) r.outputs.clear();
+    return r;
+}
+
+}  // namespace radiant::app

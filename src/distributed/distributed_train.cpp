@@ -1,0 +1,190 @@
+#include "radiant/distributed/distributed_train.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "radiant/core/error.hpp"
+#include "radiant/core/log.hpp"
+#include "radiant/io/dataset.hpp"
+#include "radiant/io/file.hpp"
+#include "radiant/train/initialize.hpp"
+#include "radiant/train/loss.hpp"
+#if RADIANT_HAS_CUDA
+#include "radiant/distributed/nccl_communicator.hpp"
+#include "radiant/render/cuda/cuda_check.hpp"
+#endif
+
+namespace radiant::distributed {
+namespace fs = std::filesystem;
+
+std::unique_ptr<Communicator> join_ranks(const RankPlace& place, const std::string& dir,
+                                         const std::string& run) {
+#if RADIANT_HAS_CUDA
+    RADIANT_CHECK(cuda::device_available(), fmt::format("rank {} of {} finds no CUDA device (GPU {} wanted)",
+                                                        place.rank, place.world, place.local));
+    // NVLink multicast (NVLS) stays off unless the user turned it on: KINDS.md's machines hang with it.
+    ::setenv("NCCL_NVLS_ENABLE", "0", 0);
+    const std::shared_ptr<const NcclLibrary> nccl = NcclLibrary::load();
+    NcclUniqueId mine{};
+    if (place.rank == 0) nccl->check(nccl->get_unique_id(&mine), "ncclGetUniqueId");
+    fs::create_directories(dir);
+    const fs::path id_file = fs::path(dir) / (".nccl-id-" + run);
+    // Rank 0 removes the id's file once its communicator exists (every rank has read the id then: NCCL's
+    // set-up waits for all of them) or could not be made.
+    struct RemoveIdFile {
+        const fs::path& file;
+        bool owner;
+        ~RemoveIdFile() {
+            std::error_code ec;
+            if (owner) fs::remove(file, ec);
+        }
+    } remove_id{id_file, place.rank == 0};
+    const NcclUniqueId id = share_nccl_id(dir, run, place.rank, mine);
+    return std::make_unique<NcclCommunicator>(nccl, id, place.rank, place.world, place.local);
+#else
+    (void)place, (void)dir, (void)run;
+    throw Error("multi-GPU training needs a build with the CUDA backend (this radiant has none)");
+#endif
+}
+
+ParallelTrainConfig parallel_config(const TrainConfig& c, int ranks, double extent) {
+    RADIANT_CHECK(ranks >= 1, "multi-GPU training needs at least one rank");
+    auto refuse = [](bool given, const char* what) {
+        if (given)
+            throw Error(fmt::format("multi-GPU training does not do {} yet: train on one GPU for it", what));
+    };
+    refuse(c.pose.enabled, "pose refinement (--pose-opt)");
+    refuse(c.appearance.model != AppearanceModel::off, "per-image appearance (--appearance)");
+    refuse(!c.resolution_schedule.empty(), "resolution schedules (--resolution-schedule, --preset fast)");
+    refuse(c.visible_adam, "visible Adam (--visible-adam)");
+    refuse(c.random_background, "random backgrounds (--random-bg)");
+    refuse(!c.export_formats.empty(), "exports (--export; radiant convert makes them from OUT/scene.ply)");
+    refuse(c.eval_every > 0, "evaluations during the run (--eval-every)");
+    // A schedule's step in batch steps: 1/N of the images' steps, rounded up (0 stays 0: never / at once).
+    auto steps = [ranks](long s) { return s <= 0 ? s : (s + ranks - 1) / ranks; };
+    const double root = std::sqrt(double(ranks));
+    ParallelTrainConfig p;
+    p.steps = steps(c.steps);
+    p.batch = ranks;
+    p.settings = eval_settings(c, c.sh_degree);
+    p.sh_degree = c.sh_degree;
+    p.sh_interval = steps(c.sh_interval);
+    p.lr = c.lr;
+    for (double* lr : {&p.lr.means_init, &p.lr.means_final, &p.lr.sh_dc, &p.lr.sh_rest, &p.lr.opacity,
+                       &p.lr.log_scales, &p.lr.quats})
+        *lr *= root;
+    p.strategy = c.strategy;
+    p.adc = c.adc;
+    p.adc.start = steps(c.adc.start);
+    p.adc.stop = steps(c.adc.stop);
+    p.adc.interval = std::max(1L, steps(c.adc.interval));
+    p.adc.reset_every = steps(c.adc.reset_every);
+    p.adc.grad_threshold = c.adc.grad_threshold / double(ranks);
+    p.mcmc = c.mcmc;
+    p.mcmc.start = steps(c.mcmc.start);
+    p.mcmc.stop = steps(c.mcmc.stop);
+    p.mcmc.interval = std::max(1L, steps(c.mcmc.interval));
+    p.lambda_ssim = c.lambda_ssim;
+    p.extent = extent;
+    p.seed = c.seed;
+    p.checkpoint_every = steps(c.checkpoint_every);
+    p.output = c.output;
+    p.backend = c.backend == "cpu" ? "cpu" : "cuda";
+    return p;
+}
+
+TrainResult train_distributed(const TrainConfig& c, Communicator& comm, const std::function<bool()>& stop) {
+    validate(c);
+    const bool lead = comm.rank() == 0;
+    const fs::path out(c.output);
+    refuse_to_replace_a_run(out, c.overwrite);
+    const Dataset ds = open_dataset(c.data, dataset_options(c));
+    ParallelTrainConfig pc = parallel_config(c, comm.size(), ds.extent);
+    if (lead)
+        log_info("{}: {} ({} train, {} test views, {}x{}) on {} ranks: {} steps of {} views", c.data,
+                 ds.format, ds.train_count(), ds.test_count(), ds.views.front().camera.width,
+                 ds.views.front().camera.height, comm.size(), pc.steps, pc.batch);
+    const std::vector<TargetImage> images = load_images(ds, 0, stop);
+    for (std::size_t i = 0; i < images.size(); ++i)
+        if (!images[i].mask.data.empty())
+            throw Error(
+                fmt::format("{}: view {} has a mask, which multi-GPU training does not take yet: train "
+                            "on one GPU for masked captures",
+                            c.data, ds.views[i].name));
+    // The GPU stages take the 8-bit photos; the CPU stages (tests) read them as floats.
+    std::vector<Image<float>> targets(pc.backend == "cpu" ? images.size() : 0);
+    for (std::size_t i = 0; i < targets.size(); ++i) targets[i] = to_float(images[i].rgb);
+    std::vector<BatchView> views;
+    for (std::size_t i = 0; i < ds.views.size(); ++i)
+        if (!ds.views[i].test)
+            views.push_back(
+                {&ds.views[i].camera, targets.empty() ? nullptr : &targets[i], views.size(), &images[i]});
+    RADIANT_CHECK(!views.empty(), fmt::format("{}: no training views", c.data));
+    RADIANT_CHECK(std::size_t(comm.size()) <= views.size(),
+                  fmt::format("{}: {} ranks need at least as many training views ({} here)", c.data,
+                              comm.size(), views.size()));
+
+    InitOptions init;
+    init.sh_degree = c.sh_degree;
+    init.random_points = c.init_random_points;
+    init.initial_opacity = c.init_opacity;
+    init.initial_scale = c.init_scale;
+    init.seed = std::uint32_t(c.seed);
+    Scene scene = initial_scene(ds, init);
+    if (c.strategy == "mcmc" && scene.size() > c.mcmc.max_gaussians) scene.resize(c.mcmc.max_gaussians);
+    if (lead && c.overwrite) clear_run(out);
+
+    const auto start = std::chrono::steady_clock::now();
+    auto seconds = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    const long every = std::max(1L, c.log_every);
+    pc.on_step = [&](long step, double loss, std::size_t gaussians) {
+        if (lead && (step % every == 0 || step == pc.steps))
+            log_info("step {}/{}  loss {:.4f}  Gaussians {}  {:.1f} steps/s", step, pc.steps, loss, gaussians,
+                     double(step) / std::max(seconds(), 1e-9));
+    };
+    pc.stop = stop;
+    const ParallelTrainResult run = train_gaussian_parallel(comm, scene, views, pc);
+    const double trained = seconds();
+
+    TrainResult r;
+    r.interrupted = run.stopped;
+    r.steps = long(run.losses.size());
+    r.gaussians = run.scene.size();
+    r.seconds = trained;
+    if (!lead) return r;
+    write_file_atomic((out / "config.json").string(), config_to_json(c));
+    nlohmann::json j;
+    if (!r.interrupted) {
+        const TrainResult scored = evaluate_model(c.output, "", pc.backend);
+        r.test_psnr = scored.test_psnr;
+        r.test_ssim = scored.test_ssim;
+        r.views = scored.views;
+        j["test_psnr"] = r.test_psnr;
+        j["test_ssim"] = r.test_ssim;
+    }
+    j["ranks"] = comm.size();
+    j["batch_steps"] = r.steps;
+    j["views_per_step"] = pc.batch;
+    j["gaussians"] = r.gaussians;
+    j["train_seconds"] = trained;
+    j["steps_per_second"] = double(r.steps) / std::max(trained, 1e-9);
+    j["final_loss"] = run.losses.empty() ? 0.0 : run.losses.back();
+    j["share_sizes"] = run.share_sizes;
+    j["peak_device_bytes"] = run.peak_bytes;
+    j["interrupted"] = r.interrupted;
+    r.metrics_json = j.dump(2) + "\n";
+    write_file_atomic((out / "metrics.json").string(), r.metrics_json);
+    r.outputs = {(out / "scene.ply").string(), (out / "config.json").string(),
+                 (out / "metrics.json").string()};
+    if (!r.interrupted) r.outputs.push_back((out / "eval.json").string());
+    return r;
+}
+
+}  // namespace radiant::distributed
