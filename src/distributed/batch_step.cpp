@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <numeric>
 
@@ -54,6 +55,12 @@ BatchStepResult batch_step(Communicator& comm, ShareStages& stages, Share& share
     const std::size_t views = in.views.size();
     const std::size_t record = stages.record_bytes(in.settings), grad = stages.grad_bytes(in.settings);
     BatchStepResult result;
+    auto last = std::chrono::steady_clock::now();
+    auto lap = [&last](double& into) {
+        const auto now = std::chrono::steady_clock::now();
+        into += std::chrono::duration<double>(now - last).count();
+        last = now;
+    };
     stages.begin(share, in);
 
     // 1. Project the share into every view; what a view can see goes to the rank rendering it.
@@ -74,7 +81,9 @@ BatchStepResult batch_step(Communicator& comm, ShareStages& stages, Share& share
         w.put(records.data(), records.size());
         result.sent_gaussians += locals.size();
     }
+    lap(result.seconds.project);
     const std::vector<Bytes> arrived = comm.all_to_all(std::move(out));
+    lap(result.seconds.send);
 
     // 2. Render this rank's views from every rank's Gaussians merged in global-id order (the order one
     //    process's scene has, which fixes the order of equal depths), then the loss and the raster backward;
@@ -136,7 +145,9 @@ BatchStepResult batch_step(Communicator& comm, ShareStages& stages, Share& share
             w.put(to_grads[std::size_t(s)].data(), to_grads[std::size_t(s)].size());
         }
     }
+    lap(result.seconds.render);
     const std::vector<Bytes> returned = comm.all_to_all(std::move(back));
+    lap(result.seconds.send_back);
 
     // 3. The geometry backward of each view on the owner, summed in batch order, then the update.
     std::vector<Returned> got(views);
@@ -165,6 +176,7 @@ BatchStepResult batch_step(Communicator& comm, ShareStages& stages, Share& share
     std::vector<double> count{double(share.scene.size())};
     if (in.opacity_reg > 0 || in.scale_reg > 0) comm.all_reduce_sum(count);
     stages.update(share, in, count[0]);
+    lap(result.seconds.update);
 
     comm.all_reduce_sum(sums);
     for (std::size_t b = 0; b < views; ++b) result.loss += sums[b] / double(views);

@@ -86,6 +86,11 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
         host_current = false;
         for (std::size_t j = 0; j < batch.size(); ++j) costs.observe(batch[j], r.view_pairs[j]);
         result.losses.push_back(r.loss);
+        result.seconds.project += r.seconds.project;
+        result.seconds.send += r.seconds.send;
+        result.seconds.render += r.seconds.render;
+        result.seconds.send_back += r.seconds.send_back;
+        result.seconds.update += r.seconds.update;
 
         if (mcmc) {
             // Relocation and growth, then the noise every step, keyed by id so that a Gaussian draws the
