@@ -69,6 +69,8 @@ TrainResult train_on_ranks(const TrainConfig& c, int gpus, const std::vector<std
     }
     if (gpus > 0 && gpus != place.world)
         throw Error(fmt::format("--gpus {} but {} started {} ranks", gpus, place.source, place.world));
+    // Rank 0 tells the run's progress; the others speak only of trouble.
+    if (place.rank != 0) set_log_level(LogLevel::warn);
     const std::unique_ptr<distributed::Communicator> comm =
         distributed::join_ranks(place, c.output, run_token(place));
     TrainResult r = distributed::train_distributed(c, *comm, [] { return interrupt_requested(); });

@@ -12,7 +12,6 @@
 #include "radiant/core/log.hpp"
 #include "radiant/io/dataset.hpp"
 #include "radiant/io/file.hpp"
-#include "radiant/train/initialize.hpp"
 #include "radiant/train/loss.hpp"
 #if RADIANT_HAS_CUDA
 #include "radiant/distributed/nccl_communicator.hpp"
@@ -129,14 +128,7 @@ TrainResult train_distributed(const TrainConfig& c, Communicator& comm, const st
                   fmt::format("{}: {} ranks need at least as many training views ({} here)", c.data,
                               comm.size(), views.size()));
 
-    InitOptions init;
-    init.sh_degree = c.sh_degree;
-    init.random_points = c.init_random_points;
-    init.initial_opacity = c.init_opacity;
-    init.initial_scale = c.init_scale;
-    init.seed = std::uint32_t(c.seed);
-    Scene scene = initial_scene(ds, init);
-    if (c.strategy == "mcmc" && scene.size() > c.mcmc.max_gaussians) scene.resize(c.mcmc.max_gaussians);
+    const Scene scene = initial_run_scene(ds, c);
     if (lead && c.overwrite) clear_run(out);
 
     const auto start = std::chrono::steady_clock::now();

@@ -215,6 +215,22 @@ RenderSettings eval_settings(const TrainConfig& c, int sh_degree) {
     return s;
 }
 
+Scene initial_run_scene(const Dataset& ds, const TrainConfig& c) {
+    InitOptions init;
+    init.sh_degree = c.sh_degree;
+    init.random_points = c.init_random_points;
+    init.initial_opacity = c.init_opacity;
+    init.initial_scale = c.init_scale;
+    init.seed = std::uint32_t(c.seed);
+    Scene scene = initial_scene(ds, init);
+    if (c.strategy == "mcmc" && scene.size() > c.mcmc.max_gaussians) {
+        log_warn("{} initial points exceed --max-gaussians {}; keeping the first {}", scene.size(),
+                 c.mcmc.max_gaussians, c.mcmc.max_gaussians);
+        scene.resize(c.mcmc.max_gaussians);
+    }
+    return scene;
+}
+
 std::string dataset_title(const std::string& data) {
     fs::path p = fs::path(data).lexically_normal();
     if (p.filename().empty()) p = p.parent_path();
@@ -420,19 +436,8 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
         rng_from_text(bg_rng, ck.background_rng);
         rng_from_text(densify_rng, ck.densify_rng);
     } else {
-        InitOptions init;
-        init.sh_degree = c.sh_degree;
-        init.random_points = c.init_random_points;
-        init.initial_opacity = c.init_opacity;
-        init.initial_scale = c.init_scale;
-        init.seed = std::uint32_t(c.seed);
         TrainState s;
-        s.params = initial_scene(ds, init);
-        if (c.strategy == "mcmc" && s.params.size() > c.mcmc.max_gaussians) {
-            log_warn("{} initial points exceed --max-gaussians {}; keeping the first {}", s.params.size(),
-                     c.mcmc.max_gaussians, c.mcmc.max_gaussians);
-            s.params.resize(c.mcmc.max_gaussians);
-        }
+        s.params = initial_run_scene(ds, c);
         s.adam.reset_like(s.params);
         s.stats.reset(s.params.size());
         s.appearance = AppearanceState::identity(c.appearance.model, ds.views.size());

@@ -99,6 +99,9 @@ RenderSettings eval_settings(const TrainConfig& config, int sh_degree);
 void refuse_to_replace_a_run(const std::filesystem::path& out, bool overwrite);
 // --force: an earlier run's outputs in `out` removed before a new run writes there.
 void clear_run(const std::filesystem::path& out);
+// A new run's scene: the dataset's points (or random ones) as the settings initialise them, cut to MCMC's
+// budget (with a warning) when they exceed it.
+Scene initial_run_scene(const Dataset& dataset, const TrainConfig& config);
 
 void install_interrupt_handler();
 // A dataset's name for titles: its folder's, or the parent's when the folder has a generic name (the demo's
