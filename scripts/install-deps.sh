@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages radiant builds against. Idempotent: installs only what is missing.
 # Usage: scripts/install-deps.sh            (build + test dependencies; clang for the fuzzers; COLMAP and
-#                                            ffmpeg, which `radiant prepare` runs)
+#                                            ffmpeg, which `radiant prepare` runs; Open MPI, which starts
+#                                            multi-machine runs and hands their ranks the NCCL id)
 #        scripts/install-deps.sh --python   (also Python 3 with NumPy, pytest, venv/pip and PyTorch (CPU),
 #                                            which the Python package's tests use: `make test`)
 #        scripts/install-deps.sh --viewer   (also Chromium, Node and the pinned npm packages in viewer/ that
@@ -26,6 +27,7 @@ packages=(
   clang-format
   clang libclang-rt-14-dev libomp-14-dev
   colmap ffmpeg
+  openmpi-bin
 )
 [ "$viewer" -eq 1 ] && packages+=(chromium nodejs npm)
 [ "$python" -eq 1 ] && packages+=(python3 python3-numpy python3-pytest python3-torch python3-venv python3-pip)

@@ -15,21 +15,15 @@
 namespace radiant::app {
 namespace {
 
-// A token naming this run, the same on every rank, for the NCCL id's file: the launcher's, or Open MPI's job.
+// The token naming this run's NCCL id file, from the launcher (mpirun's ranks share the id over MPI).
 std::string run_token(const distributed::RankPlace& place) {
-    const char* names[] = {"RADIANT_RUN_ID", "PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid",
-                           "OMPI_MCA_orte_ess_jobid"};
-    for (const char* name : names)
-        if (const char* v = std::getenv(name); v && *v) {
-            std::string token = v;
-            for (char& ch : token)
-                if (ch == '/' || ch == ' ') ch = '_';
-            return token;
-        }
+    if (place.source == "mpirun") return {};
+    const char* token = std::getenv("RADIANT_RUN_ID");
+    if (token != nullptr && *token != '\0') return token;
     throw Error(
-        fmt::format("rank {} of {} (started by {}) finds no run id to meet the other ranks by: none of "
-                    "RADIANT_RUN_ID, PMIX_NAMESPACE, OMPI_MCA_ess_base_jobid is set",
-                    place.rank, place.world, place.source));
+        fmt::format("rank {} of {} finds no RADIANT_RUN_ID (the variable `radiant train --gpus` gives "
+                    "the ranks it starts)",
+                    place.rank, place.world));
 }
 
 }  // namespace

@@ -63,10 +63,9 @@ class CudaShareStages final : public ShareStages {
         stats = step_.stats();
     }
 
-    void begin(Share& share, const BatchStepInput& in) override {
+    void begin(Share& share, const BatchStepInput&) override {
         RADIANT_CHECK(step_.size() == share.scene.size(),
                       "GPU stages: the share changed without load() (densified, rebalanced?)");
-        (void)in;
         step_.begin_batch();
     }
 

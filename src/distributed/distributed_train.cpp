@@ -14,6 +14,7 @@
 #include "radiant/io/file.hpp"
 #include "radiant/train/loss.hpp"
 #if RADIANT_HAS_CUDA
+#include "radiant/distributed/mpi_session.hpp"
 #include "radiant/distributed/nccl_communicator.hpp"
 #include "radiant/render/cuda/cuda_check.hpp"
 #endif
@@ -31,6 +32,16 @@ std::unique_ptr<Communicator> join_ranks(const RankPlace& place, const std::stri
     const std::shared_ptr<const NcclLibrary> nccl = NcclLibrary::load();
     NcclUniqueId mine{};
     if (place.rank == 0) nccl->check(nccl->get_unique_id(&mine), "ncclGetUniqueId");
+    if (place.source == "mpirun") {
+        // mpirun's ranks may sit on machines that share no folder: MPI hands rank 0's id to the others.
+        const std::unique_ptr<MpiSession> mpi = MpiSession::start();
+        RADIANT_CHECK(mpi->size() == place.world && mpi->rank() == place.rank,
+                      fmt::format("Open MPI says rank {} of {}, its variables rank {} of {}", mpi->rank(),
+                                  mpi->size(), place.rank, place.world));
+        NcclUniqueId id = mine;
+        mpi->broadcast(id.internal, sizeof id.internal, 0);
+        return std::make_unique<NcclCommunicator>(nccl, id, place.rank, place.world, place.local);
+    }
     fs::create_directories(dir);
     const fs::path id_file = fs::path(dir) / (".nccl-id-" + run);
     // Rank 0 removes the id's file once its communicator exists (every rank has read the id then: NCCL's

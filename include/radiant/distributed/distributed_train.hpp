@@ -15,9 +15,10 @@
 namespace radiant::distributed {
 
 // This process's rank among the others: NCCL between the ranks' GPUs (loaded at run time, NVLink multicast
-// off), the GPU place.local, rank 0's NCCL id passed through a file in `dir` named for `run` (a token the
-// same on every rank of the run, different from any other run's). Throws Error saying what is missing: a
-// build without CUDA, no GPU, no NCCL.
+// off), the GPU place.local. Rank 0's NCCL id reaches the others through Open MPI's broadcast when mpirun
+// started the ranks, else through a file in `dir` named for `run` (a token the same on every rank of the
+// run, different from any other run's). Throws Error saying what is missing: a build without CUDA, no GPU,
+// no NCCL, no Open MPI under mpirun.
 std::unique_ptr<Communicator> join_ranks(const RankPlace& place, const std::string& dir,
                                          const std::string& run);
 

@@ -1,8 +1,8 @@
 #pragma once
 // Starting the processes of a multi-GPU run and telling each its place (issue 25). `radiant train --gpus N`
 // starts one process per GPU with launch_ranks; under Open MPI (`mpirun -n N radiant train …`) mpirun starts
-// them. Either way each process reads its rank with rank_place, and the ranks meet on one NCCL id through
-// share_nccl_id.
+// them. Either way each process reads its rank with rank_place; the ranks radiant started meet on one NCCL id
+// through share_nccl_id, mpirun's through Open MPI's broadcast (mpi_session.hpp).
 #include <chrono>
 #include <functional>
 #include <map>
