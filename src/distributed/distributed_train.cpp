@@ -27,7 +27,8 @@ std::unique_ptr<Communicator> join_ranks(const RankPlace& place, const std::stri
 #if RADIANT_HAS_CUDA
     RADIANT_CHECK(cuda::device_available(), fmt::format("rank {} of {} finds no CUDA device (GPU {} wanted)",
                                                         place.rank, place.world, place.local));
-    // NVLink multicast (NVLS) stays off unless the user turned it on: KINDS.md's machines hang with it.
+    // NVLink SHARP multicast (NVLS) stays off unless the user turned it on: it hangs on some virtualised
+    // hosts, and the exchanges here are point to point.
     ::setenv("NCCL_NVLS_ENABLE", "0", 0);
     const std::shared_ptr<const NcclLibrary> nccl = NcclLibrary::load();
     NcclUniqueId mine{};
