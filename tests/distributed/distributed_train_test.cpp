@@ -77,7 +77,7 @@ TEST(DistributedTrain, RefusesWhatTheLoopDoesNotDo) {
 TEST(DistributedTrain, TwoCpuRanksTrainADatasetFolderToAScoredScene) {
     test::TempDir dir;
     DemoDatasetOptions d;
-    d.width = d.height = 64;
+    d.width = d.height = 48;
     d.train_views = 12;
     d.test_views = 3;
     d.points = 1500;
@@ -88,12 +88,12 @@ TEST(DistributedTrain, TwoCpuRanksTrainADatasetFolderToAScoredScene) {
     c.backend = "cpu";
     c.eval = true;
     c.white_background = true;  // as `radiant demo` trains its captures
-    c.steps = 400;              // 200 steps of 2 views
+    c.steps = 240;              // 120 steps of 2 views
     c.sh_degree = 1;
-    c.sh_interval = 100;
-    c.adc.start = 100;
-    c.adc.interval = 50;
-    c.adc.stop = 300;
+    c.sh_interval = 60;
+    c.adc.start = 60;
+    c.adc.interval = 30;
+    c.adc.stop = 180;
     c.adc.reset_every = 0;
     c.log_every = 100;
     TrainConfig single = c;  // the same views, one at a time, on one process
@@ -107,8 +107,8 @@ TEST(DistributedTrain, TwoCpuRanksTrainADatasetFolderToAScoredScene) {
         "[distributed train] 2 CPU ranks, %ld steps of 2 views: %zu Gaussians, test PSNR %.2f dB; one "
         "process, %ld steps: %zu Gaussians, %.2f dB\n",
         r.steps, r.gaussians, r.test_psnr, one.steps, one.gaussians, one.test_psnr);
-    EXPECT_EQ(r.steps, 200);
-    EXPECT_EQ(results[1].steps, 200);
+    EXPECT_EQ(r.steps, 120);
+    EXPECT_EQ(results[1].steps, 120);
     EXPECT_EQ(results[1].gaussians, r.gaussians);
     EXPECT_TRUE(results[1].outputs.empty());
     for (const char* f : {"scene.ply", "config.json", "metrics.json", "eval.json"})
@@ -119,7 +119,7 @@ TEST(DistributedTrain, TwoCpuRanksTrainADatasetFolderToAScoredScene) {
     const nlohmann::json m = nlohmann::json::parse(read_file((dir / "run" / "metrics.json").string()));
     EXPECT_EQ(m["ranks"], 2);
     EXPECT_EQ(m["views_per_step"], 2);
-    EXPECT_EQ(m["batch_steps"], 200);
+    EXPECT_EQ(m["batch_steps"], 120);
     EXPECT_EQ(m["share_sizes"][0].get<std::size_t>() + m["share_sizes"][1].get<std::size_t>(), r.gaussians);
     EXPECT_DOUBLE_EQ(m["test_psnr"].get<double>(), r.test_psnr);
     // The folder now holds a run: another is refused on every rank, not trained over it.
