@@ -1,7 +1,5 @@
-#include <algorithm>
 #include <chrono>
 #include <limits>
-#include <numeric>
 
 #include "radiant/core/error.hpp"
 #include "radiant/distributed/gaussian_parallel.hpp"
@@ -21,22 +19,6 @@ void check_input(const BatchStepInput& in, int ranks) {
     for (const BatchView& v : in.views) RADIANT_CHECK(v.camera != nullptr, "a batch view without a camera");
 }
 
-// What a rendering rank received for one view: every rank's visible Gaussians, who sent each and its index
-// there, and their records laid end to end.
-struct Incoming {
-    std::vector<std::uint64_t> ids;
-    std::vector<std::uint32_t> locals;
-    std::vector<int> source;
-    Bytes records;
-};
-
-// What an owner got back for one view: its Gaussians' indices and their gradients.
-struct Returned {
-    bool arrived = false;
-    std::vector<std::uint32_t> locals;
-    Bytes grads;
-};
-
 }  // namespace
 
 double view_loss(const Image<float>& rgb, const BatchView& view, const BatchStepInput& in,
@@ -53,7 +35,7 @@ BatchStepResult batch_step(Communicator& comm, ShareStages& stages, Share& share
     check_input(in, comm.size());
     const int ranks = comm.size(), me = comm.rank();
     const std::size_t views = in.views.size();
-    const std::size_t record = stages.record_bytes(in.settings), grad = stages.grad_bytes(in.settings);
+    const auto rank_count = static_cast<std::size_t>(ranks);
     BatchStepResult result;
     auto last = std::chrono::steady_clock::now();
     auto lap = [&last](double& into) {
@@ -61,118 +43,76 @@ BatchStepResult batch_step(Communicator& comm, ShareStages& stages, Share& share
         into += std::chrono::duration<double>(now - last).count();
         last = now;
     };
+    auto renders = [&](std::size_t b) { return renderer_of(in, b, ranks); };
     stages.begin(share, in);
 
-    // 1. Project the share into every view; what a view can see goes to the rank rendering it.
-    std::vector<Bytes> out(static_cast<std::size_t>(ranks));
-    std::vector<std::uint32_t> locals;
-    Bytes records;
+    // 1. Project the share into every view; each view's count goes to the rank rendering it, then what the
+    //    view sees, in place where the stages keep it.
+    std::vector<std::uint64_t> counts(views);
     for (std::size_t b = 0; b < views; ++b) {
-        stages.project(share, in, b, locals, records);
-        RADIANT_CHECK(records.size() == locals.size() * record,
-                      "a stage's records do not match its Gaussians");
-        std::vector<std::uint64_t> ids(locals.size());
-        for (std::size_t k = 0; k < locals.size(); ++k) ids[k] = share.ids[locals[k]];
-        Writer w(out[std::size_t(renderer_of(in, b, ranks))]);
-        w.put(std::uint64_t(b));
-        w.put(std::uint64_t(locals.size()));
-        w.put(ids.data(), ids.size());
-        w.put(locals.data(), locals.size());
-        w.put(records.data(), records.size());
-        result.sent_gaussians += locals.size();
+        counts[b] = stages.project(share, in, b);
+        result.sent_gaussians += counts[b];
     }
     lap(result.seconds.project);
-    const std::vector<Bytes> arrived = comm.all_to_all(std::move(out));
-    lap(result.seconds.send);
-
-    // 2. Render this rank's views from every rank's Gaussians merged in global-id order (the order one
-    //    process's scene has, which fixes the order of equal depths), then the loss and the raster backward;
-    //    each Gaussian's gradient goes back to its owner.
-    std::vector<Incoming> incoming(views);
-    for (int s = 0; s < ranks; ++s) {
-        Reader r(arrived[std::size_t(s)]);
+    std::vector<Bytes> told(rank_count);
+    for (std::size_t b = 0; b < views; ++b) {
+        Writer w(told[std::size_t(renders(b))]);
+        w.put(std::uint64_t(b));
+        w.put(counts[b]);
+    }
+    const std::vector<Bytes> heard = comm.all_to_all(std::move(told));
+    // arriving[b][s]: how many of view b's Gaussians rank s sends (for the views this rank renders)
+    std::vector<std::vector<std::size_t>> arriving(views);
+    std::vector<std::vector<bool>> heard_from(views, std::vector<bool>(rank_count, false));
+    for (std::size_t s = 0; s < rank_count; ++s) {
+        Reader r(heard[s]);
         while (!r.done()) {
             const auto b = std::size_t(r.get<std::uint64_t>());
             const auto count = std::size_t(r.get<std::uint64_t>());
-            RADIANT_CHECK(b < views && renderer_of(in, b, ranks) == me,
+            RADIANT_CHECK(b < views && renders(b) == me && !heard_from[b][s],
                           "a rank sent a view this rank does not render");
-            Incoming& v = incoming[b];
-            const std::size_t at = v.ids.size();
-            v.ids.resize(at + count);
-            v.locals.resize(at + count);
-            v.records.resize((at + count) * record);
-            r.get(v.ids.data() + at, count);
-            r.get(v.locals.data() + at, count);
-            r.get(v.records.data() + at * record, count * record);
-            v.source.resize(at + count, s);
+            heard_from[b][s] = true;
+            arriving[b].resize(rank_count, 0);
+            arriving[b][s] = count;
         }
     }
-    std::vector<double> sums(2 * views, 0.0);  // each view's loss, then its tile pairs
-    std::vector<Bytes> back(static_cast<std::size_t>(ranks));
+    std::vector<std::vector<Segment>> send(rank_count), recv(rank_count);
+    auto append = [](std::vector<Segment>& to, const std::vector<Segment>& parts) {
+        to.insert(to.end(), parts.begin(), parts.end());
+    };
+    for (std::size_t b = 0; b < views; ++b) append(send[std::size_t(renders(b))], stages.outgoing(in, b));
     for (std::size_t b = 0; b < views; ++b) {
-        if (renderer_of(in, b, ranks) != me) continue;
-        const Incoming& v = incoming[b];
-        std::vector<std::size_t> order(v.ids.size());
-        std::iota(order.begin(), order.end(), std::size_t(0));
-        // Each rank's records come in increasing id (a share is kept in id order): from one sender they
-        // are in order already.
-        if (!std::is_sorted(v.ids.begin(), v.ids.end()))
-            std::sort(order.begin(), order.end(),
-                      [&](std::size_t x, std::size_t y) { return v.ids[x] < v.ids[y]; });
-        Bytes merged(v.records.size());
-        for (std::size_t j = 0; j < order.size(); ++j)
-            std::copy_n(v.records.data() + order[j] * record, record, merged.data() + j * record);
-        Bytes grads;
-        const ViewRender rendered = stages.render(in, b, order.size(), merged.data(), grads);
-        RADIANT_CHECK(grads.size() == order.size() * grad, "a stage's gradients do not match its records");
+        if (renders(b) != me) continue;
+        for (std::size_t s = 0; s < rank_count; ++s)
+            RADIANT_CHECK(heard_from[b][s], "a rank did not say what it sends of a view");
+        const std::vector<std::vector<Segment>> room = stages.incoming(in, b, arriving[b]);
+        for (std::size_t s = 0; s < rank_count; ++s) append(recv[s], room[s]);
+    }
+    comm.exchange(send, recv, stages.space());
+    lap(result.seconds.send);
+
+    // 2. Render this rank's views, then each Gaussian's gradient back to the rank that sent it.
+    std::vector<double> sums(2 * views, 0.0);  // each view's loss, then its tile pairs
+    for (std::size_t b = 0; b < views; ++b) {
+        if (renders(b) != me) continue;
+        const ViewRender rendered = stages.render(in, b);
         sums[b] = rendered.loss;
         sums[views + b] = double(rendered.tile_pairs);
         result.rendered_pairs += rendered.tile_pairs;
-        // Back to the owners: each one's Gaussians of this view, as one block.
-        std::vector<std::vector<std::uint32_t>> to_locals(static_cast<std::size_t>(ranks));
-        std::vector<Bytes> to_grads(static_cast<std::size_t>(ranks));
-        for (std::size_t j = 0; j < order.size(); ++j) {
-            const auto s = std::size_t(v.source[order[j]]);
-            to_locals[s].push_back(v.locals[order[j]]);
-            to_grads[s].insert(to_grads[s].end(), grads.begin() + std::ptrdiff_t(j * grad),
-                               grads.begin() + std::ptrdiff_t((j + 1) * grad));
-        }
-        for (int s = 0; s < ranks; ++s) {
-            Writer w(back[std::size_t(s)]);
-            w.put(std::uint64_t(b));
-            w.put(std::uint64_t(to_locals[std::size_t(s)].size()));
-            w.put(to_locals[std::size_t(s)].data(), to_locals[std::size_t(s)].size());
-            w.put(to_grads[std::size_t(s)].data(), to_grads[std::size_t(s)].size());
-        }
     }
     lap(result.seconds.render);
-    const std::vector<Bytes> returned = comm.all_to_all(std::move(back));
+    for (auto& v : send) v.clear();
+    for (auto& v : recv) v.clear();
+    for (std::size_t b = 0; b < views; ++b) {
+        if (renders(b) == me)
+            for (int s = 0; s < ranks; ++s) send[std::size_t(s)].push_back(stages.returned(in, b, s));
+        recv[std::size_t(renders(b))].push_back(stages.gradients(in, b));
+    }
+    comm.exchange(send, recv, stages.space());
     lap(result.seconds.send_back);
 
     // 3. The geometry backward of each view on the owner, summed in batch order, then the update.
-    std::vector<Returned> got(views);
-    for (const Bytes& from : returned) {
-        Reader r(from);
-        while (!r.done()) {
-            const auto b = std::size_t(r.get<std::uint64_t>());
-            const auto count = std::size_t(r.get<std::uint64_t>());
-            RADIANT_CHECK(b < views && !got[b].arrived,
-                          "a rank returned gradients of a view not in the batch");
-            Returned& g = got[b];
-            g.arrived = true;
-            g.locals.resize(count);
-            g.grads.resize(count * grad);
-            r.get(g.locals.data(), count);
-            r.get(g.grads.data(), count * grad);
-            for (std::uint32_t local : g.locals)
-                RADIANT_CHECK(local < share.scene.size(),
-                              "a rank returned a gradient for a Gaussian this rank does not own");
-        }
-    }
-    for (std::size_t b = 0; b < views; ++b) {
-        RADIANT_CHECK(got[b].arrived, "no rank returned the gradients of a batch view");
-        stages.backward(share, in, b, got[b].locals, got[b].grads.data(), stats);
-    }
+    for (std::size_t b = 0; b < views; ++b) stages.backward(share, in, b, stats);
     std::vector<double> count{double(share.scene.size())};
     if (in.opacity_reg > 0 || in.scale_reg > 0) comm.all_reduce_sum(count);
     stages.update(share, in, count[0]);

@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <cstring>
+#include <numeric>
 
 #include "radiant/core/error.hpp"
 #include "radiant/distributed/share_stages.hpp"
@@ -50,27 +52,35 @@ TileGrid grid_of(const Camera& cam, const RenderSettings& s) {
     return TileGrid(cam.width, cam.height, s.tile_size);
 }
 
+template <class T>
+Segment segment_of(std::vector<T>& v, std::size_t first, std::size_t count) {
+    return {reinterpret_cast<std::byte*>(v.data() + first), count * sizeof(T)};
+}
+
+// Offsets of each rank's part in what arrived, and one past the last.
+std::vector<std::size_t> offsets_of(const std::vector<std::size_t>& counts) {
+    std::vector<std::size_t> from(counts.size() + 1, 0);
+    for (std::size_t s = 0; s < counts.size(); ++s) from[s + 1] = from[s] + counts[s];
+    return from;
+}
+
 // The CPU backend's stages on the host share: each view's projection is kept from `project` for the
 // backward, as one process keeps its forward.
 class CpuShareStages final : public ShareStages {
   public:
-    std::size_t record_bytes(const RenderSettings& s) const override {
-        return sizeof(Projected2d) + (s.shading == Shading::ray ? sizeof(RayPart) : 0);
-    }
-    std::size_t grad_bytes(const RenderSettings& s) const override {
-        return s.shading == Shading::ray ? sizeof(RayHitSums<float>) : sizeof(Grad2d);
-    }
+    const BufferSpace& space() const override { return host_space(); }
 
     void begin(Share& share, const BatchStepInput& in) override {
         own_.assign(in.views.size(), {});
         own_ray_.assign(in.views.size(), {});
         rays_.assign(in.views.size(), {});
+        sent_.assign(in.views.size(), {});
+        received_.assign(in.views.size(), {});
         total_ = {};
         total_.resize_like(share.scene);
     }
 
-    void project(Share& share, const BatchStepInput& in, std::size_t b, std::vector<std::uint32_t>& locals,
-                 Bytes& records) override {
+    std::size_t project(Share& share, const BatchStepInput& in, std::size_t b) override {
         const Camera& cam = *in.views[b].camera;
         const bool ray = in.settings.shading == Shading::ray;
         Projected<float>& p = own_[b];
@@ -81,29 +91,57 @@ class CpuShareStages final : public ShareStages {
         } else {
             cpu::project_ewa(share.scene, cam, in.settings, p);
         }
-        locals.clear();
-        records.clear();
-        Writer w(records);
+        Sent& out = sent_[b];
+        Writer w(out.records);
         for (std::size_t g = 0; g < share.scene.size(); ++g) {
             if (!p.visible(g)) continue;
-            locals.push_back(std::uint32_t(g));
+            out.locals.push_back(std::uint32_t(g));
+            out.ids.push_back(share.ids[g]);
             w.put(Projected2d{p.means2d[g], p.conics[g], p.depths[g], p.opacities[g], p.extent_sq[g],
                               p.colours[g], p.tile_rects[g], p.radii[g]});
             if (ray) w.put(RayPart{own_ray_[b].means[g], own_ray_[b].whitening[g], own_ray_[b].bounds[g]});
         }
+        return out.locals.size();
     }
 
-    ViewRender render(const BatchStepInput& in, std::size_t b, std::size_t count, const std::byte* records,
-                      Bytes& grads) override {
+    std::vector<Segment> outgoing(const BatchStepInput&, std::size_t b) override {
+        Sent& out = sent_[b];
+        return {segment_of(out.ids, 0, out.ids.size()), segment_of(out.records, 0, out.records.size())};
+    }
+
+    std::vector<std::vector<Segment>> incoming(const BatchStepInput& in, std::size_t b,
+                                               const std::vector<std::size_t>& counts) override {
+        Received& r = received_[b];
+        const std::size_t stride = record_bytes(in.settings);
+        r.from = offsets_of(counts);
+        r.ids.resize(r.from.back());
+        r.records.resize(r.from.back() * stride);
+        std::vector<std::vector<Segment>> room;
+        for (std::size_t s = 0; s < counts.size(); ++s)
+            room.push_back({segment_of(r.ids, r.from[s], counts[s]),
+                            segment_of(r.records, r.from[s] * stride, counts[s] * stride)});
+        return room;
+    }
+
+    ViewRender render(const BatchStepInput& in, std::size_t b) override {
         const bool ray = in.settings.shading == Shading::ray;
         const std::size_t stride = record_bytes(in.settings);
         const Camera& cam = *in.views[b].camera;
+        Received& v = received_[b];
+        const std::size_t count = v.ids.size();
+        // Each rank's records come in increasing id (a share is kept in id order): from one sender they
+        // are in order already.
+        std::vector<std::size_t> order(count);
+        std::iota(order.begin(), order.end(), std::size_t(0));
+        if (!std::is_sorted(v.ids.begin(), v.ids.end()))
+            std::sort(order.begin(), order.end(),
+                      [&](std::size_t x, std::size_t y) { return v.ids[x] < v.ids[y]; });
         ForwardResult<float> fwd;
         fwd.grid = grid_of(cam, in.settings);
         Projected<float>& p = fwd.projected;
         RayProjected<float> rp;
-        for (std::size_t k = 0; k < count; ++k) {
-            const std::byte* at = records + k * stride;
+        for (std::size_t k : order) {
+            const std::byte* at = v.records.data() + k * stride;
             const auto e = read_at<Projected2d>(at);
             p.means2d.push_back(e.mean2d);
             p.conics.push_back(e.conic);
@@ -130,26 +168,43 @@ class CpuShareStages final : public ShareStages {
         ViewRender out;
         out.loss = view_loss(fwd.rgb, in.views[b], in, v_rgb);
         out.tile_pairs = fwd.lists.pairs();
-        grads.clear();
-        Writer w(grads);
+        // Each gradient at its record's place, so that every sender's come back as one block.
+        const std::size_t g_stride = grad_bytes(in.settings);
+        v.grads.assign(count * g_stride, std::byte{0});
+        auto put = [&](std::size_t j, const auto& value) {
+            std::memcpy(v.grads.data() + order[j] * g_stride, &value, sizeof(value));
+        };
         if (ray) {
             const std::vector<RayHitSums<float>> sums =
                 cpu::raster_bwd_ray(fwd, rp, rays_[b], v_rgb, in.settings);
-            w.put(sums.data(), sums.size());
+            for (std::size_t j = 0; j < count; ++j) put(j, sums[j]);
         } else {
             const RasterGrads<float> rg = cpu::raster_bwd(fwd, v_rgb, in.settings);
-            for (std::size_t k = 0; k < count; ++k)
-                w.put(Grad2d{rg.v_means2d[k], rg.v_conics[k], rg.v_colours[k], rg.v_opacities[k]});
+            for (std::size_t j = 0; j < count; ++j)
+                put(j, Grad2d{rg.v_means2d[j], rg.v_conics[j], rg.v_colours[j], rg.v_opacities[j]});
         }
         return out;
     }
 
-    void backward(Share& share, const BatchStepInput& in, std::size_t b,
-                  const std::vector<std::uint32_t>& locals, const std::byte* grads,
-                  DensifyStats* stats) override {
+    Segment returned(const BatchStepInput& in, std::size_t b, int s) override {
+        Received& v = received_[b];
+        const std::size_t g_stride = grad_bytes(in.settings);
+        const auto r = std::size_t(s);
+        return segment_of(v.grads, v.from[r] * g_stride, (v.from[r + 1] - v.from[r]) * g_stride);
+    }
+
+    Segment gradients(const BatchStepInput& in, std::size_t b) override {
+        Sent& out = sent_[b];
+        out.grads.resize(out.locals.size() * grad_bytes(in.settings));
+        return segment_of(out.grads, 0, out.grads.size());
+    }
+
+    void backward(Share& share, const BatchStepInput& in, std::size_t b, DensifyStats* stats) override {
         const bool ray = in.settings.shading == Shading::ray;
         const std::size_t n = share.scene.size(), stride = grad_bytes(in.settings);
         const Camera& cam = *in.views[b].camera;
+        const std::vector<std::uint32_t>& locals = sent_[b].locals;
+        const std::byte* grads = sent_[b].grads.data();
         SceneGrads g;
         ForwardResult<float> fwd;
         fwd.projected = std::move(own_[b]);
@@ -184,6 +239,30 @@ class CpuShareStages final : public ShareStages {
     }
 
   private:
+    std::size_t record_bytes(const RenderSettings& s) const {
+        return sizeof(Projected2d) + (s.shading == Shading::ray ? sizeof(RayPart) : 0);
+    }
+    std::size_t grad_bytes(const RenderSettings& s) const {
+        return s.shading == Shading::ray ? sizeof(RayHitSums<float>) : sizeof(Grad2d);
+    }
+
+    // A view as this rank projected it: its Gaussians' indices in the share, their ids and records, and
+    // the gradients that came back for them.
+    struct Sent {
+        std::vector<std::uint32_t> locals;
+        std::vector<std::uint64_t> ids;
+        Bytes records, grads;
+    };
+    // A view this rank renders: what every rank sent, laid in rank order (rank s's from from[s]), and the
+    // gradient of each record at its place.
+    struct Received {
+        std::vector<std::uint64_t> ids;
+        Bytes records, grads;
+        std::vector<std::size_t> from;
+    };
+
+    std::vector<Sent> sent_;
+    std::vector<Received> received_;
     std::vector<Projected<float>> own_;
     std::vector<RayProjected<float>> own_ray_;
     std::vector<RayCamera<float>> rays_;

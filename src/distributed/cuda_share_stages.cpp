@@ -5,14 +5,30 @@
 
 #include "radiant/core/error.hpp"
 #include "radiant/distributed/share_stages.hpp"
+#include "radiant/render/cuda/device_buffer.hpp"
 #include "radiant/train/cuda_step.hpp"
 #include "share_stages_cuda.hpp"
 
 namespace radiant::distributed {
 namespace {
 
+// The calling thread's GPU, which NCCL sends from and into directly.
+class DeviceSpace final : public BufferSpace {
+  public:
+    bool device() const override { return true; }
+    void copy(void* to, const void* from, std::size_t bytes) const override {
+        if (bytes > 0) RADIANT_CUDA_CHECK(cudaMemcpy(to, from, bytes, cudaMemcpyDefault));
+    }
+};
+
+template <class T>
+Segment segment_of(cuda::DeviceBuffer<T>& b, std::size_t first, std::size_t count) {
+    return {reinterpret_cast<std::byte*>(b.data() + first), count * sizeof(T)};
+}
+
 // The stages on the calling thread's GPU: the share, its Adam moments and densification statistics live in
-// a CudaStep between load() and store(); records and gradients cross the host on their way between ranks.
+// a CudaStep between load() and store(); records and gradients stay on the GPU, where the exchanges take
+// them.
 class CudaShareStages final : public ShareStages {
   public:
     explicit CudaShareStages(const std::vector<BatchView>& views) {
@@ -39,12 +55,7 @@ class CudaShareStages final : public ShareStages {
         step_.set_images(images);
     }
 
-    std::size_t record_bytes(const RenderSettings& s) const override {
-        return sizeof(SplatRecord) + (s.shading == Shading::ray ? sizeof(RayFootprintRecord) : 0);
-    }
-    std::size_t grad_bytes(const RenderSettings& s) const override {
-        return sizeof(float) * std::size_t(splat_grad_size(s.shading == Shading::ray));
-    }
+    const BufferSpace& space() const override { return space_; }
 
     void load(const Share& share, const DensifyStats& stats) override {
         step_.set_scene(share.scene);
@@ -56,6 +67,8 @@ class CudaShareStages final : public ShareStages {
             fresh.reset(share.scene.size());
             step_.set_stats(fresh);
         }
+        ids_.upload(share.ids);
+        step_.synchronize();
     }
     void store(Share& share, DensifyStats& stats) override {
         share.scene = step_.scene();
@@ -63,65 +76,136 @@ class CudaShareStages final : public ShareStages {
         stats = step_.stats();
     }
 
-    void begin(Share& share, const BatchStepInput&) override {
-        RADIANT_CHECK(step_.size() == share.scene.size(),
+    void begin(Share& share, const BatchStepInput& in) override {
+        RADIANT_CHECK(step_.size() == share.scene.size() && ids_.size() == share.ids.size(),
                       "GPU stages: the share changed without load() (densified, rebalanced?)");
+        // Views keep their buffers from step to step (they never shrink), so a step allocates nothing
+        // once the views have seen their largest counts.
+        while (sent_.size() < in.views.size()) sent_.emplace_back().set_counter(&counter_);
+        while (received_.size() < in.views.size()) received_.emplace_back().set_counter(&counter_);
         step_.begin_batch();
     }
 
-    void project(Share&, const BatchStepInput& in, std::size_t b, std::vector<std::uint32_t>& locals,
-                 Bytes& records) override {
-        ProjectedShare p = step_.project_share(*in.views[b].camera, in.settings);
-        const bool ray = in.settings.shading == Shading::ray;
-        const std::size_t stride = record_bytes(in.settings);
-        records.resize(p.index.size() * stride);
-        for (std::size_t k = 0; k < p.index.size(); ++k) {
-            std::memcpy(records.data() + k * stride, &p.splats[k], sizeof(SplatRecord));
-            if (ray)
-                std::memcpy(records.data() + k * stride + sizeof(SplatRecord), &p.footprints[k],
-                            sizeof(RayFootprintRecord));
-        }
-        locals = std::move(p.index);
+    std::size_t project(Share&, const BatchStepInput& in, std::size_t b) override {
+        Sent& out = sent_[b];
+        out.count = step_.project_share(*in.views[b].camera, in.settings, ids_.data(), out.index, out.ids,
+                                        out.splats, out.footprints);
+        step_.synchronize();  // before another stream sends them
+        return out.count;
     }
 
-    ViewRender render(const BatchStepInput& in, std::size_t b, std::size_t count, const std::byte* records,
-                      Bytes& grads) override {
+    std::vector<Segment> outgoing(const BatchStepInput& in, std::size_t b) override {
+        Sent& out = sent_[b];
+        std::vector<Segment> parts{segment_of(out.ids, 0, out.count), segment_of(out.splats, 0, out.count)};
+        if (in.settings.shading == Shading::ray) parts.push_back(segment_of(out.footprints, 0, out.count));
+        return parts;
+    }
+
+    std::vector<std::vector<Segment>> incoming(const BatchStepInput& in, std::size_t b,
+                                               const std::vector<std::size_t>& counts) override {
         const bool ray = in.settings.shading == Shading::ray;
-        const std::size_t stride = record_bytes(in.settings);
-        std::vector<SplatRecord> splats(count);
-        std::vector<RayFootprintRecord> footprints(ray ? count : 0);
-        for (std::size_t k = 0; k < count; ++k) {
-            std::memcpy(&splats[k], records + k * stride, sizeof(SplatRecord));
-            if (ray)
-                std::memcpy(&footprints[k], records + k * stride + sizeof(SplatRecord),
-                            sizeof(RayFootprintRecord));
+        Received& r = received_[b];
+        r.from.assign(counts.size() + 1, 0);
+        for (std::size_t s = 0; s < counts.size(); ++s) r.from[s + 1] = r.from[s] + counts[s];
+        const std::size_t total = r.from.back();
+        r.ids.resize_discard(total);
+        r.splats.resize_discard(total);
+        r.footprints.resize_discard(ray ? total : 0);
+        r.grads.resize_discard(total * grad_floats(in.settings));
+        std::vector<std::vector<Segment>> room;
+        for (std::size_t s = 0; s < counts.size(); ++s) {
+            std::vector<Segment> parts{segment_of(r.ids, r.from[s], counts[s]),
+                                       segment_of(r.splats, r.from[s], counts[s])};
+            if (ray) parts.push_back(segment_of(r.footprints, r.from[s], counts[s]));
+            room.push_back(std::move(parts));
         }
+        return room;
+    }
+
+    ViewRender render(const BatchStepInput& in, std::size_t b) override {
+        const bool ray = in.settings.shading == Shading::ray;
+        Received& r = received_[b];
+        std::size_t senders = 0;
+        for (std::size_t s = 0; s + 1 < r.from.size(); ++s) senders += r.from[s + 1] > r.from[s] ? 1 : 0;
         const BatchView& view = in.views[b];
-        const RenderedSplats r =
-            step_.render_splats(*view.camera, in.settings, view.image, splats, footprints, in.lambda_ssim,
-                                1.0 / double(in.views.size()));
-        grads.resize(r.grads.size() * sizeof(float));
-        std::memcpy(grads.data(), r.grads.data(), grads.size());
-        return {r.loss, r.tile_pairs};
+        // One sender's records come in increasing id (a share is kept in id order); several are merged.
+        const RenderedSplats rendered =
+            step_.render_splats(*view.camera, in.settings, view.image, r.ids.data(), r.splats.data(),
+                                ray ? r.footprints.data() : nullptr, r.from.back(), senders > 1,
+                                in.lambda_ssim, 1.0 / double(in.views.size()), r.grads.data());
+        step_.synchronize();
+        return {rendered.loss, rendered.tile_pairs};
     }
 
-    void backward(Share&, const BatchStepInput& in, std::size_t b, const std::vector<std::uint32_t>& locals,
-                  const std::byte* grads, DensifyStats*) override {
+    Segment returned(const BatchStepInput& in, std::size_t b, int s) override {
+        Received& r = received_[b];
+        const std::size_t k = grad_floats(in.settings), at = r.from[std::size_t(s)];
+        return segment_of(r.grads, at * k, (r.from[std::size_t(s) + 1] - at) * k);
+    }
+
+    Segment gradients(const BatchStepInput& in, std::size_t b) override {
+        Sent& out = sent_[b];
+        out.grads.resize_discard(out.count * grad_floats(in.settings));
+        return segment_of(out.grads, 0, out.grads.size());
+    }
+
+    void backward(Share&, const BatchStepInput& in, std::size_t b, DensifyStats*) override {
         // The statistics stay on the GPU until store().
-        std::vector<float> g(locals.size() *
-                             std::size_t(splat_grad_size(in.settings.shading == Shading::ray)));
-        std::memcpy(g.data(), grads, g.size() * sizeof(float));
-        step_.add_splat_grads(*in.views[b].camera, in.settings, locals, g);
+        Sent& out = sent_[b];
+        step_.add_splat_grads(*in.views[b].camera, in.settings, out.index.data(), out.grads.data(),
+                              out.count);
     }
 
     void update(Share&, const BatchStepInput& in, double count) override {
         step_.apply_batch(in.lr, in.adam, in.opacity_reg, in.scale_reg, count);
     }
 
-    std::size_t peak_bytes() const override { return step_.peak_bytes(); }
+    // The step's peak and the exchange buffers' (an upper bound: the two need not peak together).
+    std::size_t peak_bytes() const override { return step_.peak_bytes() + counter_.peak; }
 
   private:
+    static std::size_t grad_floats(const RenderSettings& s) {
+        return std::size_t(splat_grad_size(s.shading == Shading::ray));
+    }
+
+    // A view as this rank projected it, and the gradients that came back for it.
+    struct Sent {
+        std::size_t count = 0;
+        cuda::DeviceBuffer<std::uint32_t> index;
+        cuda::DeviceBuffer<std::uint64_t> ids;
+        cuda::DeviceBuffer<SplatRecord> splats;
+        cuda::DeviceBuffer<RayFootprintRecord> footprints;
+        cuda::DeviceBuffer<float> grads;
+        void set_counter(cuda::MemoryCounter* c) {
+            index.set_counter(c);
+            ids.set_counter(c);
+            splats.set_counter(c);
+            footprints.set_counter(c);
+            grads.set_counter(c);
+        }
+    };
+    // A view this rank renders: what every rank sent, in rank order (rank s's from from[s]), and each
+    // record's gradient at its place.
+    struct Received {
+        std::vector<std::size_t> from;
+        cuda::DeviceBuffer<std::uint64_t> ids;
+        cuda::DeviceBuffer<SplatRecord> splats;
+        cuda::DeviceBuffer<RayFootprintRecord> footprints;
+        cuda::DeviceBuffer<float> grads;
+        void set_counter(cuda::MemoryCounter* c) {
+            ids.set_counter(c);
+            splats.set_counter(c);
+            footprints.set_counter(c);
+            grads.set_counter(c);
+        }
+    };
+
     CudaStep step_;
+    DeviceSpace space_;
+    cuda::MemoryCounter counter_;
+    cuda::DeviceBuffer<std::uint64_t> ids_{&counter_};  // the share's ids, as load() was given them
+    std::vector<Sent> sent_;
+    std::vector<Received> received_;
 };
 
 }  // namespace

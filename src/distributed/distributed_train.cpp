@@ -183,13 +183,12 @@ TrainResult train_distributed(const TrainConfig& c, Communicator& comm, const st
     j["share_sizes"] = run.share_sizes;
     j["peak_device_bytes"] = run.peak_bytes;
     j["interrupted"] = r.interrupted;
-    // Where rank 0's training time went, in ms a step (the rest: densification, checkpoints, the loop).
+    // Where rank 0's training time went, in ms a step (the rest: checkpoints, the loop).
     const double per = 1000.0 / double(std::max<long>(r.steps, 1));
-    j["phase_ms"] = {{"project", run.seconds.project * per},
-                     {"exchange", run.seconds.send * per},
-                     {"render", run.seconds.render * per},
-                     {"exchange_back", run.seconds.send_back * per},
-                     {"backward_adam", run.seconds.update * per}};
+    j["phase_ms"] = {
+        {"project", run.seconds.project * per},      {"exchange", run.seconds.send * per},
+        {"render", run.seconds.render * per},        {"exchange_back", run.seconds.send_back * per},
+        {"backward_adam", run.seconds.update * per}, {"densify", run.densify_seconds * per}};
     r.metrics_json = j.dump(2) + "\n";
     write_file_atomic((out / "metrics.json").string(), r.metrics_json);
     r.outputs = {(out / "scene.ply").string(), (out / "config.json").string(),

@@ -126,6 +126,34 @@ std::vector<Bytes> NcclCommunicator::all_to_all(std::vector<Bytes> send) {
     return received;
 }
 
+void NcclCommunicator::exchange(const std::vector<std::vector<Segment>>& send,
+                                const std::vector<std::vector<Segment>>& recv, const BufferSpace& space) {
+    if (!space.device()) {
+        Communicator::exchange(send, recv, space);
+        return;
+    }
+    Impl& d = *impl_;
+    const std::size_t ranks = std::size_t(d.size);
+    RADIANT_CHECK(
+        send.size() == ranks && recv.size() == ranks,
+        fmt::format("exchange: segments for {} and {} ranks of {}", send.size(), recv.size(), ranks));
+    // One grouped round: NCCL matches a pair of ranks' sends and receives in the order they were posted,
+    // and both sides skip the same empty segments (their sizes were agreed).
+    d.nccl->check(d.nccl->group_start(), "ncclGroupStart");
+    for (std::size_t r = 0; r < ranks; ++r) {
+        for (const Segment& s : send[r])
+            if (s.size > 0)
+                d.nccl->check(d.nccl->send(s.data, s.size, NcclLibrary::kUint8, int(r), d.comm, d.stream),
+                              "ncclSend");
+        for (const Segment& s : recv[r])
+            if (s.size > 0)
+                d.nccl->check(d.nccl->recv(s.data, s.size, NcclLibrary::kUint8, int(r), d.comm, d.stream),
+                              "ncclRecv");
+    }
+    d.nccl->check(d.nccl->group_end(), "ncclGroupEnd");
+    RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+}
+
 void NcclCommunicator::all_reduce_sum(std::vector<double>& values) {
     Bytes mine(values.size() * sizeof(double));
     if (!values.empty()) std::memcpy(mine.data(), values.data(), mine.size());

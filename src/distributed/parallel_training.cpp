@@ -1,6 +1,7 @@
 #include "radiant/distributed/parallel_training.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <numeric>
 #include <random>
@@ -92,6 +93,7 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
         result.seconds.send_back += r.seconds.send_back;
         result.seconds.update += r.seconds.update;
 
+        const auto densify_start = std::chrono::steady_clock::now();
         if (mcmc) {
             // Relocation and growth, then the noise every step, keyed by id so that a Gaussian draws the
             // same on any rank.
@@ -118,6 +120,8 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
             }
             if (densify || reset) stages->load(share, stats);
         }
+        result.densify_seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - densify_start).count();
         // One small all-reduce gives every rank the scene's size and whether any rank was asked to stop.
         bool stop = false;
         if (c.on_step || c.stop) {

@@ -45,6 +45,31 @@ Scene permuted(const Scene& from, const std::vector<std::size_t>& order) {
     return to;
 }
 
+// Rows of `kept` (its rows `rows`) followed by every row of `arrived`, permuted by `order` (an index into
+// that concatenation, as permuted's).
+Scene permuted_pair(const Scene& kept, const std::vector<std::size_t>& rows, const Scene& arrived,
+                    const std::vector<std::size_t>& order) {
+    Scene to;
+    to.sh_degree = kept.sh_degree;
+    to.resize(order.size());
+    std::vector<std::vector<float>*> dst_arrays;
+    for_each_array(to, [&](std::vector<float>& a, std::size_t) { dst_arrays.push_back(&a); });
+    std::vector<const std::vector<float>*> arrived_arrays;
+    for_each_array(arrived, [&](const std::vector<float>& a, std::size_t) { arrived_arrays.push_back(&a); });
+    std::size_t a = 0;
+    for_each_array(kept, [&](const std::vector<float>& s, std::size_t width) {
+        std::vector<float>& d = *dst_arrays[a];
+        const std::vector<float>& in = *arrived_arrays[a++];
+        for (std::size_t j = 0; j < order.size(); ++j) {
+            const std::size_t k = order[j];
+            const float* from =
+                k < rows.size() ? s.data() + rows[k] * width : in.data() + (k - rows.size()) * width;
+            std::copy_n(from, width, d.begin() + std::ptrdiff_t(j * width));
+        }
+    });
+    return to;
+}
+
 void local_bounds(const Scene& s, Vec3<double>& lo, Vec3<double>& hi) {
     constexpr double inf = std::numeric_limits<double>::infinity();
     lo = {inf, inf, inf};
@@ -172,14 +197,22 @@ void rebalance(Communicator& comm, Share& share) {
     std::sort(all_ids.begin(), all_ids.end());
     if (const auto twice = std::adjacent_find(all_ids.begin(), all_ids.end()); twice != all_ids.end())
         throw Error("rebalance: Gaussian id " + std::to_string(*twice) + " is held by two ranks");
-    // Each Gaussian, with its moments, to the rank whose run holds its place in that order.
+    // Each Gaussian, with its moments, to the rank whose run holds its place in that order. Those that stay
+    // do not travel: after a densification most stay, and with one rank all do.
     std::vector<Bytes> out(static_cast<std::size_t>(ranks));
     std::vector<Writer> to;
     for (Bytes& b : out) to.emplace_back(b);
+    std::vector<std::size_t> stay;
+    stay.reserve(n_local);
     for (std::size_t i = 0; i < n_local; ++i) {
         const std::size_t position =
             std::size_t(std::lower_bound(all.begin(), all.end(), Key{keys[i], share.ids[i]}) - all.begin());
-        Writer& dst = to[std::size_t(owner_of(position, all.size(), ranks))];
+        const int owner = owner_of(position, all.size(), ranks);
+        if (owner == comm.rank()) {
+            stay.push_back(i);
+            continue;
+        }
+        Writer& dst = to[std::size_t(owner)];
         dst.put(share.ids[i]);
         put_row(dst, share.scene, i);
         put_row(dst, share.adam.m, i);
@@ -187,11 +220,18 @@ void rebalance(Communicator& comm, Share& share) {
     }
     const std::vector<Bytes> in = comm.all_to_all(std::move(out));
     Scene scene, m, v;
-    const std::vector<std::uint64_t> ids = read_gaussians(in, share.scene.sh_degree, {&scene, &m, &v});
+    const std::vector<std::uint64_t> arrived = read_gaussians(in, share.scene.sh_degree, {&scene, &m, &v});
+    if (arrived.empty() && stay.size() == n_local && std::is_sorted(share.ids.begin(), share.ids.end()))
+        return;  // nothing moved
+    // The share: the rows that stayed (in id order already) and those that arrived, in id order.
+    std::vector<std::uint64_t> ids;
+    ids.reserve(stay.size() + arrived.size());
+    for (std::size_t i : stay) ids.push_back(share.ids[i]);
+    ids.insert(ids.end(), arrived.begin(), arrived.end());
     const std::vector<std::size_t> order = id_order(ids, "rebalance");
-    share.scene = permuted(scene, order);
-    share.adam.m = permuted(m, order);
-    share.adam.v = permuted(v, order);
+    share.scene = permuted_pair(share.scene, stay, scene, order);
+    share.adam.m = permuted_pair(share.adam.m, stay, m, order);
+    share.adam.v = permuted_pair(share.adam.v, stay, v, order);
     share.ids.resize(ids.size());
     for (std::size_t k = 0; k < ids.size(); ++k) share.ids[k] = ids[order[k]];
 }

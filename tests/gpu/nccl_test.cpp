@@ -15,6 +15,7 @@
 #include "radiant/distributed/parallel_training.hpp"
 #include "radiant/io/file.hpp"
 #include "radiant/render/cuda/cuda_check.hpp"
+#include "radiant/render/cuda/device_buffer.hpp"
 #include "support/temp_dir.hpp"
 
 namespace radiant::distributed {
@@ -93,6 +94,31 @@ TEST(Nccl, CommunicatorSendsBytesAndSumsValues) {
     comm->all_reduce_sum(v);
     EXPECT_EQ(v, before);
     EXPECT_THROW(comm->all_to_all({Bytes(4), Bytes(4)}), Error);  // two buffers for one rank
+}
+
+// exchange() from and into GPU memory, with no copy through the host: three segments (one empty, one of
+// 3 MiB) to itself, received where an empty segment stands elsewhere.
+TEST(Nccl, ExchangeSendsDeviceSegmentsInPlace) {
+    std::string why;
+    const auto nccl = nccl_or_skip_reason(why);
+    if (!nccl) GTEST_SKIP() << why;
+    const auto comm = one_rank(nccl);
+    const std::size_t big = 3 << 20;
+    Bytes host(big + 5);
+    for (std::size_t i = 0; i < host.size(); ++i) host[i] = std::byte(i * 13 + 1);
+    cuda::DeviceBuffer<std::byte> from, to;
+    from.upload(host);
+    to.resize_discard(host.size());
+    to.zero();
+    struct Space final : BufferSpace {
+        bool device() const override { return true; }
+        void copy(void* t, const void* f, std::size_t n) const override {
+            RADIANT_CUDA_CHECK(cudaMemcpy(t, f, n, cudaMemcpyDefault));
+        }
+    } space;
+    comm->exchange({{{from.data(), 5}, {from.data() + 5, 0}, {from.data() + 5, big}}},
+                   {{{to.data(), 0}, {to.data(), 5}, {to.data() + 5, big}}}, space);
+    EXPECT_EQ(to.download(), host);
 }
 
 // The Gaussian-parallel loop (ADC, an opacity reset, checkpoints: the CPU tests' short run) over NCCL writes

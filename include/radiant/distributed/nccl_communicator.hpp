@@ -1,6 +1,7 @@
 #pragma once
 // A Communicator over NCCL between processes, one GPU each (issue 25): the byte buffers of all_to_all go
-// through the GPU with grouped ncclSend/ncclRecv (their sizes first), and all_reduce_sum gathers every rank's
+// through the GPU with grouped ncclSend/ncclRecv (their sizes first); exchange sends buffers already on the
+// GPU from where they are, with no copy; and all_reduce_sum gathers every rank's
 // values and adds them on the host in rank order, as InProcessGroup does, so every rank — and a run on any
 // number of ranks — gets the same bits. Built with the CUDA backend only.
 #include <memory>
@@ -23,6 +24,8 @@ class NcclCommunicator final : public Communicator {
     int rank() const override;
     int size() const override;
     std::vector<Bytes> all_to_all(std::vector<Bytes> send) override;
+    void exchange(const std::vector<std::vector<Segment>>& send,
+                  const std::vector<std::vector<Segment>>& recv, const BufferSpace& space) override;
     void all_reduce_sum(std::vector<double>& values) override;
 
   private:

@@ -50,7 +50,9 @@ struct ParallelTrainResult {
     std::vector<std::size_t> share_sizes;  // each rank's Gaussians at the end
     std::vector<std::size_t> peak_bytes;   // each rank's peak device memory (GPU stages; 0 on the CPU)
     bool stopped = false;                  // `stop` ended the run before config.steps
-    BatchStepResult::Phases seconds;       // rank 0's phases of every step, summed
+    BatchStepResult::Phases seconds;       // this rank's phases of every step, summed
+    double densify_seconds = 0;            // this rank's densification (ADC, resets; MCMC: with the noise),
+                                           // the share's trips off the GPU and back included
 };
 
 // views: the dataset's views with their targets (every rank holds the list; a rank reads only the targets of

@@ -21,12 +21,14 @@ struct ViewRender {
     std::size_t tile_pairs = 0;
 };
 
+// A step's exchanges take the stages' buffers in place: each stage keeps, per batch view, what it projected
+// (sent to the view's renderer), what arrived for a view it renders, and the gradients both ways. The buffers
+// of a view stay where they are from the call that hands them out until the step's end.
 class ShareStages {
   public:
     virtual ~ShareStages() = default;
-    // Bytes of one projected Gaussian on the wire, and of its gradient, under these settings.
-    virtual std::size_t record_bytes(const RenderSettings& settings) const = 0;
-    virtual std::size_t grad_bytes(const RenderSettings& settings) const = 0;
+    // Where the buffers are: host memory, or the GPU (which NCCL sends from without a copy).
+    virtual const BufferSpace& space() const = 0;
     // Stages that keep the share elsewhere (a GPU) take the host share after the loop changed it
     // (densification, reset, noise) and give it back before the loop reads or changes it; stages that work
     // on the host share need neither.
@@ -34,18 +36,25 @@ class ShareStages {
     virtual void store(Share& /*share*/, DensifyStats& /*stats*/) {}
 
     virtual void begin(Share& share, const BatchStepInput& in) = 0;
-    // The share in view b: the local index of each Gaussian the view sees and its record (record_bytes each).
-    virtual void project(Share& share, const BatchStepInput& in, std::size_t b,
-                         std::vector<std::uint32_t>& locals, Bytes& records) = 0;
-    // View b from `count` records of every rank, in the order given: its loss and the raster backward, the
-    // gradient of the batch's loss (the views' mean) for each record (grad_bytes each, the same order).
-    virtual ViewRender render(const BatchStepInput& in, std::size_t b, std::size_t count,
-                              const std::byte* records, Bytes& grads) = 0;
-    // The geometry backward of view b from the gradients of the share's Gaussians `locals`, added to the
-    // batch's gradients and to `stats` (when not null) as one process would.
-    virtual void backward(Share& share, const BatchStepInput& in, std::size_t b,
-                          const std::vector<std::uint32_t>& locals, const std::byte* grads,
-                          DensifyStats* stats) = 0;
+    // Projects the share into view b and keeps what the view sees (for the renderer, and for the backward);
+    // returns how many Gaussians that is.
+    virtual std::size_t project(Share& share, const BatchStepInput& in, std::size_t b) = 0;
+    // View b's projected Gaussians as they go to its renderer, in parts (ids, records, …) whose sizes follow
+    // from the count alone.
+    virtual std::vector<Segment> outgoing(const BatchStepInput& in, std::size_t b) = 0;
+    // Room for view b's Gaussians from every rank, counts[s] from rank s: rank s's parts, as outgoing's.
+    virtual std::vector<std::vector<Segment>> incoming(const BatchStepInput& in, std::size_t b,
+                                                       const std::vector<std::size_t>& counts) = 0;
+    // View b from what arrived, merged in global-id order (one process's order, which decides equal
+    // depths): its loss and the raster backward of the batch's loss (the views' mean).
+    virtual ViewRender render(const BatchStepInput& in, std::size_t b) = 0;
+    // After render: the gradients of the Gaussians rank s sent for view b, in the order it sent them.
+    virtual Segment returned(const BatchStepInput& in, std::size_t b, int s) = 0;
+    // Room for the gradients of this rank's Gaussians of view b, in the order project kept them.
+    virtual Segment gradients(const BatchStepInput& in, std::size_t b) = 0;
+    // The geometry backward of view b from those gradients, added to the batch's gradients and to `stats`
+    // (when not null) as one process would.
+    virtual void backward(Share& share, const BatchStepInput& in, std::size_t b, DensifyStats* stats) = 0;
     // MCMC's regularisers (means over `count`, the whole scene's Gaussians), then Adam on the share.
     virtual void update(Share& share, const BatchStepInput& in, double count) = 0;
     // The most device memory the stages have held (0 for stages on the host).

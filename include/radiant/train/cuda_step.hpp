@@ -53,19 +53,15 @@ struct DensifyTotals {
     bool capped = false;  // ADC: max_size held some candidates back
 };
 
-// The Gaussians of a scene that one view sees, projected, as Gaussian-parallel training sends them to the
-// rank rendering the view (issue 25): each one's index in the scene, its record and (`ray`) footprint.
-struct ProjectedShare {
-    std::vector<std::uint32_t> index;
-    std::vector<SplatRecord> splats;
-    std::vector<RayFootprintRecord> footprints;
-};
+namespace cuda {
+template <class T>
+class DeviceBuffer;  // render/cuda/device_buffer.hpp
+}
 
-// A view rendered from records: its loss and the gradient of (weight × loss) for each record.
+// A view rendered from records projected by any rank (issue 25): its loss and tile pairs.
 struct RenderedSplats {
     double loss = 0;  // (1 − λ)·L1 + λ·(1 − SSIM) over the pixels that count
     std::size_t tile_pairs = 0;
-    std::vector<float> grads;  // splat_grad_size floats a record, in the records' order
 };
 
 class CudaStep {
@@ -116,23 +112,33 @@ class CudaStep {
     void apply_adam(const SceneGrads& grads, const LearningRates& lr, const AdamConfig& config);
 
     // Gaussian-parallel training's stages, which distributed/ runs over ranks (each rank's scene is its
-    // share). The scene's Gaussians `camera` sees, projected.
-    ProjectedShare project_share(const Camera& camera, const RenderSettings& settings);
-    // Renders `camera` from records projected by any rank, in the order given, takes the loss against
-    // image `image` and the raster backward.
+    // share); records and gradients stay in device memory that the caller keeps. The scene's Gaussians
+    // `camera` sees, projected: their indices (increasing), their ids (`ids`: the scene's, on the device)
+    // and records. Returns their count.
+    std::size_t project_share(const Camera& camera, const RenderSettings& settings, const std::uint64_t* ids,
+                              cuda::DeviceBuffer<std::uint32_t>& index,
+                              cuda::DeviceBuffer<std::uint64_t>& view_ids,
+                              cuda::DeviceBuffer<SplatRecord>& splats,
+                              cuda::DeviceBuffer<RayFootprintRecord>& footprints);
+    // Renders `camera` from `count` records projected by any rank (device memory; `footprints` for `ray`),
+    // taken in increasing id where `by_id` (one rank's records come in that order already), the order that
+    // decides equal depths; takes weight × the loss against image `image` and the raster backward: each
+    // record's gradient into `grads` (device, splat_grad_size floats a record, in the records' order).
     RenderedSplats render_splats(const Camera& camera, const RenderSettings& settings, std::size_t image,
-                                 const std::vector<SplatRecord>& splats,
-                                 const std::vector<RayFootprintRecord>& footprints, double lambda_ssim,
-                                 double weight);
+                                 const std::uint64_t* ids, const SplatRecord* splats,
+                                 const RayFootprintRecord* footprints, std::size_t count, bool by_id,
+                                 double lambda_ssim, double weight, float* grads);
     // A batch: begin_batch, then for each view the geometry backward of the gradients its renderer found
-    // for this scene's Gaussians (`index`, as project_share gave them), summed over the views with the
-    // densification statistics; then apply_batch: MCMC's regularisers (means over `count` Gaussians, the
-    // whole scene's) and Adam on the sum.
+    // for this scene's Gaussians (`index`, as project_share gave them; device memory), summed over the views
+    // with the densification statistics; then apply_batch: MCMC's regularisers (means over `count`
+    // Gaussians, the whole scene's) and Adam on the sum.
     void begin_batch();
-    void add_splat_grads(const Camera& camera, const RenderSettings& settings,
-                         const std::vector<std::uint32_t>& index, const std::vector<float>& grads);
+    void add_splat_grads(const Camera& camera, const RenderSettings& settings, const std::uint32_t* index,
+                         const float* grads, std::size_t count);
     void apply_batch(const LearningRates& lr, const AdamConfig& config, double opacity_reg, double scale_reg,
                      double count);
+    // Waits for the work queued so far, before another stream or the host reads what it wrote.
+    void synchronize();
 
     // For tests: the forward image, and the gradients of Σ v_rgb·C (no Adam).
     Image<float> render(const Camera& camera, const RenderSettings& settings);

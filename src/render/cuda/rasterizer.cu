@@ -1,8 +1,10 @@
 #include "radiant/render/cuda/rasterizer.hpp"
 
 #include <fmt/format.h>
+#include <thrust/iterator/counting_iterator.h>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
 
 #include "radiant/core/project.hpp"
 #include "radiant/core/ray_project.hpp"
@@ -61,10 +63,7 @@ Rasterizer::Rasterizer(MemoryCounter* c) : counter_(c), raster_args_(std::make_u
     last_isect_.set_counter(c);
     hit_gids_.set_counter(c);
     scratch_.set_counter(c);
-    splat_index_.set_counter(c);
-    splat_records_.set_counter(c);
-    footprint_records_.set_counter(c);
-    splat_grads_.set_counter(c);
+    visible_count_.set_counter(c);
 }
 
 Rasterizer::~Rasterizer() {
@@ -499,31 +498,47 @@ SplatGradArrays Rasterizer::splat_grad_arrays() {
     return {v_means2d_.data(), v_conics_.data(), v_colours_.data(), v_opacities_.data(), v_ray_.data()};
 }
 
-void Rasterizer::download_visible(std::vector<std::uint32_t>& index, std::vector<SplatRecord>& splats,
-                                  std::vector<RayFootprintRecord>& footprints, cudaStream_t stream) {
-    RADIANT_CHECK(radii_.size() == means_count_, "Rasterizer::download_visible: run project first");
-    const std::vector<int> radii = radii_.download(stream);
-    index.clear();
-    for (std::size_t g = 0; g < radii.size(); ++g)
-        if (radii[g] > 0) index.push_back(std::uint32_t(g));
+namespace {
+
+struct KeptByProjection {
+    const int* radii;
+    __device__ bool operator()(std::uint32_t g) const { return radii[g] > 0; }
+};
+
+}  // namespace
+
+std::size_t Rasterizer::gather_visible(DeviceBuffer<std::uint32_t>& index, DeviceBuffer<SplatRecord>& splats,
+                                       DeviceBuffer<RayFootprintRecord>& footprints, cudaStream_t stream) {
+    RADIANT_CHECK(radii_.size() == means_count_, "Rasterizer::gather_visible: run project first");
+    const std::size_t n = means_count_;
+    index.resize_discard(n);
+    visible_count_.resize_discard(1);
+    const thrust::counting_iterator<std::uint32_t> all(0);
+    std::size_t bytes = 0;
+    RADIANT_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, all, index.data(), visible_count_.data(), n,
+                                             KeptByProjection{radii_.data()}, stream));
+    scratch_.resize_discard(std::max(scratch_.size(), bytes));
+    RADIANT_CUDA_CHECK(cub::DeviceSelect::If(scratch_.data(), bytes, all, index.data(), visible_count_.data(),
+                                             n, KeptByProjection{radii_.data()}, stream));
+    if (!pinned_count_) RADIANT_CUDA_CHECK(cudaMallocHost(&pinned_count_, 2 * sizeof(std::uint32_t)));
+    RADIANT_CUDA_CHECK(cudaMemcpyAsync(pinned_count_, visible_count_.data(), sizeof(std::uint32_t),
+                                       cudaMemcpyDeviceToHost, stream));
+    RADIANT_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const std::size_t count = pinned_count_[0];
     const bool ray = settings_.shading == Shading::ray;
-    splat_index_.upload(index, stream);
-    splat_records_.resize_discard(index.size());
-    footprint_records_.resize_discard(ray ? index.size() : 0);
-    launch_gather_splats(splat_arrays(), splat_index_.data(), index.size(), splat_records_.data(),
-                         ray ? footprint_records_.data() : nullptr, stream);
-    splats = splat_records_.download(stream);
-    footprints = ray ? footprint_records_.download(stream) : std::vector<RayFootprintRecord>{};
+    splats.resize_discard(count);
+    footprints.resize_discard(ray ? count : 0);
+    launch_gather_splats(splat_arrays(), index.data(), count, splats.data(),
+                         ray ? footprints.data() : nullptr, stream);
+    return count;
 }
 
 std::size_t Rasterizer::forward_splats(const Camera& camera, const RenderSettings& settings,
-                                       const std::vector<SplatRecord>& splats,
-                                       const std::vector<RayFootprintRecord>& footprints,
-                                       cudaStream_t stream) {
+                                       const SplatRecord* splats, const RayFootprintRecord* footprints,
+                                       std::size_t n, const std::uint32_t* order, cudaStream_t stream) {
     const bool ray = settings.shading == Shading::ray;
-    RADIANT_CHECK(footprints.size() == (ray ? splats.size() : 0),
+    RADIANT_CHECK(n == 0 || (splats != nullptr && (footprints != nullptr) == ray),
                   "Rasterizer::forward_splats: the `ray` model needs one footprint a record, ewa none");
-    const std::size_t n = splats.size();
     begin_view(camera, settings, n);
     if (ray) {
         update_rays(camera, settings.tile_size, stream);
@@ -536,21 +551,15 @@ std::size_t Rasterizer::forward_splats(const Camera& camera, const RenderSetting
         extent_sq_.resize_discard(n);
         tile_masks_.resize_discard(n);
     }
-    splat_records_.upload(splats, stream);
-    footprint_records_.upload(footprints, stream);
-    launch_scatter_splats(splat_records_.data(), ray ? footprint_records_.data() : nullptr, n, splat_arrays(),
-                          stream);
+    launch_scatter_splats(splats, ray ? footprints : nullptr, order, n, splat_arrays(), stream);
     return rasterise(stream, nullptr, false);
 }
 
-std::vector<float> Rasterizer::download_splat_grads(cudaStream_t stream) {
+void Rasterizer::splat_grads(float* out, const std::uint32_t* order, cudaStream_t stream) {
     const bool ray = settings_.shading == Shading::ray;
     RADIANT_CHECK(ray ? v_ray_.size() == kRayHitSumsSize * means_count_ : v_means2d_.size() == means_count_,
-                  "Rasterizer::download_splat_grads: run backward_footprints first");
-    const std::size_t k = std::size_t(splat_grad_size(ray));
-    splat_grads_.resize_discard(k * means_count_);
-    launch_gather_splat_grads(splat_grad_arrays(), ray, means_count_, splat_grads_.data(), stream);
-    return splat_grads_.download(stream);
+                  "Rasterizer::splat_grads: run backward_footprints first");
+    launch_gather_splat_grads(splat_grad_arrays(), ray, means_count_, order, out, stream);
 }
 
 void Rasterizer::zero_footprint_grads(cudaStream_t stream) {
@@ -568,18 +577,13 @@ void Rasterizer::zero_footprint_grads(cudaStream_t stream) {
     v_means2d_.zero(stream);
 }
 
-void Rasterizer::set_splat_grads(const std::vector<std::uint32_t>& index, const std::vector<float>& grads,
+void Rasterizer::set_splat_grads(const std::uint32_t* index, const float* grads, std::size_t count,
                                  cudaStream_t stream) {
-    const bool ray = settings_.shading == Shading::ray;
     RADIANT_CHECK(radii_.size() == means_count_, "Rasterizer::set_splat_grads: run project first");
-    RADIANT_CHECK(grads.size() == index.size() * std::size_t(splat_grad_size(ray)),
-                  "Rasterizer::set_splat_grads: one gradient an index");
-    for (std::uint32_t g : index)
-        RADIANT_CHECK(g < means_count_, "Rasterizer::set_splat_grads: an index past the projected Gaussians");
+    RADIANT_CHECK(count <= means_count_,
+                  "Rasterizer::set_splat_grads: more gradients than projected Gaussians");
     zero_footprint_grads(stream);
-    splat_index_.upload(index, stream);
-    splat_grads_.upload(grads, stream);
-    launch_scatter_splat_grads(splat_grads_.data(), splat_index_.data(), index.size(), ray,
+    launch_scatter_splat_grads(grads, index, count, means_count_, settings_.shading == Shading::ray,
                                splat_grad_arrays(), stream);
 }
 

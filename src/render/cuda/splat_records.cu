@@ -46,10 +46,11 @@ __global__ void gather_splats_kernel(SplatArrays a, const std::uint32_t* index, 
 }
 
 __global__ void scatter_splats_kernel(const SplatRecord* in, const RayFootprintRecord* ray_in,
-                                      std::size_t count, SplatArrays a) {
+                                      const std::uint32_t* order, std::size_t count, SplatArrays a) {
     const std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (k >= count) return;
-    const SplatRecord r = in[k];
+    const std::size_t from = order ? order[k] : k;
+    const SplatRecord r = in[from];
     if (a.means2d) a.means2d[k] = make_float2(r.mean2d[0], r.mean2d[1]);
     if (a.conic_opacity)
         a.conic_opacity[k] =
@@ -62,22 +63,24 @@ __global__ void scatter_splats_kernel(const SplatRecord* in, const RayFootprintR
     a.tiles_touched[k] = r.tiles_touched;
     if (a.tile_masks) a.tile_masks[k] = r.tile_mask;
     if (!ray_in) return;
-    const RayFootprintRecord f = ray_in[k];
+    const RayFootprintRecord f = ray_in[from];
     a.ray_mean_opacity[k] =
         make_float4(f.mean_opacity[0], f.mean_opacity[1], f.mean_opacity[2], f.mean_opacity[3]);
     for (int i = 0; i < 9; ++i) a.ray_whitening[9 * k + i] = f.whitening[i];
     a.ray_bounds[k] = make_float4(f.bounds[0], f.bounds[1], f.bounds[2], f.bounds[3]);
 }
 
-__global__ void gather_splat_grads_kernel(SplatGradArrays a, bool ray, std::size_t count, float* out) {
+__global__ void gather_splat_grads_kernel(SplatGradArrays a, bool ray, std::size_t count,
+                                          const std::uint32_t* order, float* out) {
     const std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (k >= count) return;
+    const std::size_t to = order ? order[k] : k;
     if (ray) {
         for (int i = 0; i < kRayHitSumsSize; ++i)
-            out[kRayHitSumsSize * k + i] = a.v_ray[kRayHitSumsSize * k + i];
+            out[kRayHitSumsSize * to + i] = a.v_ray[kRayHitSumsSize * k + i];
         return;
     }
-    float* o = out + kEwaSplatGradSize * k;
+    float* o = out + kEwaSplatGradSize * to;
     o[0] = a.v_means2d[k].x;
     o[1] = a.v_means2d[k].y;
     for (int i = 0; i < 3; ++i) {
@@ -88,10 +91,11 @@ __global__ void gather_splat_grads_kernel(SplatGradArrays a, bool ray, std::size
 }
 
 __global__ void scatter_splat_grads_kernel(const float* in, const std::uint32_t* index, std::size_t count,
-                                           bool ray, SplatGradArrays a) {
+                                           std::size_t entries, bool ray, SplatGradArrays a) {
     const std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (k >= count) return;
     const std::size_t g = index[k];
+    if (g >= entries) return;
     if (ray) {
         for (int i = 0; i < kRayHitSumsSize; ++i)
             a.v_ray[kRayHitSumsSize * g + i] = in[kRayHitSumsSize * k + i];
@@ -115,24 +119,26 @@ void launch_gather_splats(const SplatArrays& a, const std::uint32_t* index, std:
     RADIANT_CUDA_CHECK_LAUNCH("gather_splats_kernel");
 }
 
-void launch_scatter_splats(const SplatRecord* in, const RayFootprintRecord* ray_in, std::size_t count,
-                           const SplatArrays& a, cudaStream_t stream) {
+void launch_scatter_splats(const SplatRecord* in, const RayFootprintRecord* ray_in,
+                           const std::uint32_t* order, std::size_t count, const SplatArrays& a,
+                           cudaStream_t stream) {
     if (count == 0) return;
-    scatter_splats_kernel<<<blocks_for(count), kBlock1d, 0, stream>>>(in, ray_in, count, a);
+    scatter_splats_kernel<<<blocks_for(count), kBlock1d, 0, stream>>>(in, ray_in, order, count, a);
     RADIANT_CUDA_CHECK_LAUNCH("scatter_splats_kernel");
 }
 
-void launch_gather_splat_grads(const SplatGradArrays& a, bool ray, std::size_t count, float* out,
-                               cudaStream_t stream) {
+void launch_gather_splat_grads(const SplatGradArrays& a, bool ray, std::size_t count,
+                               const std::uint32_t* order, float* out, cudaStream_t stream) {
     if (count == 0) return;
-    gather_splat_grads_kernel<<<blocks_for(count), kBlock1d, 0, stream>>>(a, ray, count, out);
+    gather_splat_grads_kernel<<<blocks_for(count), kBlock1d, 0, stream>>>(a, ray, count, order, out);
     RADIANT_CUDA_CHECK_LAUNCH("gather_splat_grads_kernel");
 }
 
-void launch_scatter_splat_grads(const float* in, const std::uint32_t* index, std::size_t count, bool ray,
-                                const SplatGradArrays& a, cudaStream_t stream) {
+void launch_scatter_splat_grads(const float* in, const std::uint32_t* index, std::size_t count,
+                                std::size_t entries, bool ray, const SplatGradArrays& a,
+                                cudaStream_t stream) {
     if (count == 0) return;
-    scatter_splat_grads_kernel<<<blocks_for(count), kBlock1d, 0, stream>>>(in, index, count, ray, a);
+    scatter_splat_grads_kernel<<<blocks_for(count), kBlock1d, 0, stream>>>(in, index, count, entries, ray, a);
     RADIANT_CUDA_CHECK_LAUNCH("scatter_splat_grads_kernel");
 }
 

@@ -222,21 +222,23 @@ struct SplatArrays {
 // out[k] = the Gaussian index[k]'s record (ray_out: its footprint, with the `ray` arrays).
 void launch_gather_splats(const SplatArrays& a, const std::uint32_t* index, std::size_t count,
                           SplatRecord* out, RayFootprintRecord* ray_out, cudaStream_t stream);
-// Record k into entry k of the arrays.
-void launch_scatter_splats(const SplatRecord* in, const RayFootprintRecord* ray_in, std::size_t count,
-                           const SplatArrays& a, cudaStream_t stream);
+// Record order[k] (k where `order` is null) into entry k of the arrays.
+void launch_scatter_splats(const SplatRecord* in, const RayFootprintRecord* ray_in,
+                           const std::uint32_t* order, std::size_t count, const SplatArrays& a,
+                           cudaStream_t stream);
 
 struct SplatGradArrays {
     float2* v_means2d;  // ewa
     float *v_conics, *v_colours, *v_opacities;
     float* v_ray;  // ray [N, kRayHitSumsSize]
 };
-// out[k] (splat_grad_size floats) = entry k's gradient.
-void launch_gather_splat_grads(const SplatGradArrays& a, bool ray, std::size_t count, float* out,
-                               cudaStream_t stream);
-// Entry index[k] = in[k]'s gradient (the others as they were: zeroed by the caller).
-void launch_scatter_splat_grads(const float* in, const std::uint32_t* index, std::size_t count, bool ray,
-                                const SplatGradArrays& a, cudaStream_t stream);
+// out[order[k]] (out[k] where `order` is null; splat_grad_size floats) = entry k's gradient.
+void launch_gather_splat_grads(const SplatGradArrays& a, bool ray, std::size_t count,
+                               const std::uint32_t* order, float* out, cudaStream_t stream);
+// Entry index[k] = in[k]'s gradient (the others as they were: zeroed by the caller); indices of `entries` or
+// more are skipped.
+void launch_scatter_splat_grads(const float* in, const std::uint32_t* index, std::size_t count,
+                                std::size_t entries, bool ray, const SplatGradArrays& a, cudaStream_t stream);
 
 constexpr int kBlock1d = 256;
 

@@ -1,5 +1,8 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cub/device/device_radix_sort.cuh>
+
 #include "radiant/core/error.hpp"
 #include "radiant/train/cuda_step.hpp"
 #include "step_state.hpp"
@@ -8,23 +11,72 @@
 // of a view from records every rank projected, and the geometry backward and Adam of the share.
 namespace radiant {
 
-ProjectedShare CudaStep::project_share(const Camera& camera, const RenderSettings& settings) {
+namespace {
+
+constexpr int kBlock = 256;
+
+__global__ void gather_ids_kernel(const std::uint64_t* ids, const std::uint32_t* index, std::size_t count,
+                                  std::uint64_t* out) {
+    const std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (k < count) out[k] = ids[index[k]];
+}
+
+__global__ void iota_kernel(std::uint32_t* out, std::size_t count) {
+    const std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (k < count) out[k] = std::uint32_t(k);
+}
+
+unsigned blocks_of(std::size_t count) {
+    return unsigned((count + kBlock - 1) / kBlock);
+}
+
+}  // namespace
+
+std::size_t CudaStep::project_share(const Camera& camera, const RenderSettings& settings,
+                                    const std::uint64_t* ids, cuda::DeviceBuffer<std::uint32_t>& index,
+                                    cuda::DeviceBuffer<std::uint64_t>& view_ids,
+                                    cuda::DeviceBuffer<SplatRecord>& splats,
+                                    cuda::DeviceBuffer<RayFootprintRecord>& footprints) {
     Impl& d = *impl_;
     d.raster.project(d.view(), camera, settings, d.stream);
-    ProjectedShare out;
-    d.raster.download_visible(out.index, out.splats, out.footprints, d.stream);
-    return out;
+    const std::size_t count = d.raster.gather_visible(index, splats, footprints, d.stream);
+    view_ids.resize_discard(count);
+    if (count > 0) {
+        gather_ids_kernel<<<blocks_of(count), kBlock, 0, d.stream>>>(ids, index.data(), count,
+                                                                     view_ids.data());
+        RADIANT_CUDA_CHECK_LAUNCH("gather_ids_kernel");
+    }
+    return count;
 }
 
 RenderedSplats CudaStep::render_splats(const Camera& camera, const RenderSettings& settings,
-                                       std::size_t image, const std::vector<SplatRecord>& splats,
-                                       const std::vector<RayFootprintRecord>& footprints, double lambda_ssim,
-                                       double weight) {
+                                       std::size_t image, const std::uint64_t* ids, const SplatRecord* splats,
+                                       const RayFootprintRecord* footprints, std::size_t count, bool by_id,
+                                       double lambda_ssim, double weight, float* grads) {
     Impl& d = *impl_;
     RADIANT_CHECK(weight > 0, "CUDA step: a view's weight in its batch must be positive");
+    RADIANT_CHECK(count < (std::size_t(1) << 32), "CUDA step: more records than 32-bit indices reach");
     const DeviceTarget target = device_image(d, image, camera);
+    const std::uint32_t* order = nullptr;
+    if (by_id && count > 1) {
+        d.merge_ids.resize_discard(count);
+        d.merge_from.resize_discard(count);
+        d.merge_order.resize_discard(count);
+        iota_kernel<<<blocks_of(count), kBlock, 0, d.stream>>>(d.merge_from.data(), count);
+        RADIANT_CUDA_CHECK_LAUNCH("iota_kernel");
+        std::size_t bytes = 0;
+        RADIANT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, ids, d.merge_ids.data(),
+                                                           d.merge_from.data(), d.merge_order.data(), count,
+                                                           0, 64, d.stream));
+        d.scan_scratch.resize_discard(std::max(d.scan_scratch.size(), bytes));
+        RADIANT_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(d.scan_scratch.data(), bytes, ids,
+                                                           d.merge_ids.data(), d.merge_from.data(),
+                                                           d.merge_order.data(), count, 0, 64, d.stream));
+        order = d.merge_order.data();
+    }
     RenderedSplats out;
-    out.tile_pairs = d.pairs = d.raster.forward_splats(camera, settings, splats, footprints, d.stream);
+    out.tile_pairs = d.pairs =
+        d.raster.forward_splats(camera, settings, splats, footprints, count, order, d.stream);
     const std::size_t values = std::size_t(camera.width) * std::size_t(camera.height) * 3;
     d.v_rgb.resize_discard(values);
     d.sums.zero(d.stream);
@@ -34,7 +86,7 @@ RenderedSplats CudaStep::render_splats(const Camera& camera, const RenderSetting
     weighted.counted = target.counted / weight;
     photometric(d, camera, d.raster.rgb(), weighted, float(lambda_ssim), d.v_rgb.data());
     d.raster.backward_footprints(d.v_rgb.data(), d.stream);
-    out.grads = d.raster.download_splat_grads(d.stream);
+    d.raster.splat_grads(grads, order, d.stream);
     read_sums(d);
     const double l1 = d.pinned_sums[kSumAbs] / target.counted;
     const double ssim = lambda_ssim > 0 ? d.pinned_sums[kSumSsim] / target.counted : 1.0;
@@ -50,11 +102,11 @@ void CudaStep::begin_batch() {
 }
 
 void CudaStep::add_splat_grads(const Camera& camera, const RenderSettings& settings,
-                               const std::vector<std::uint32_t>& index, const std::vector<float>& grads) {
+                               const std::uint32_t* index, const float* grads, std::size_t count) {
     Impl& d = *impl_;
     RADIANT_CHECK(d.batch_grads.means.size() == 3 * d.n, "CUDA step: add_splat_grads outside a batch");
     d.raster.project(d.view(), camera, settings, d.stream);
-    d.raster.set_splat_grads(index, grads, d.stream);
+    d.raster.set_splat_grads(index, grads, count, d.stream);
     d.raster.backward_geometry(d.view(), d.grads_view(), d.stream);
     auto into = d.batch_grads.all();
     auto from = d.grads.all();
@@ -76,6 +128,14 @@ void CudaStep::apply_batch(const LearningRates& lr, const AdamConfig& config, do
     d.adam(lr, config, nullptr);
     d.batch_grads.resize_discard(0, d.sh_degree);  // the next batch begins afresh
     RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+}
+
+}  // namespace radiant
+
+namespace radiant {
+
+void CudaStep::synchronize() {
+    RADIANT_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
 }
 
 }  // namespace radiant

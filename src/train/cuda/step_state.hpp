@@ -112,6 +112,9 @@ struct CudaStep::Impl {
     DeviceBuffer<unsigned char> scan_scratch{&counter};
     DeviceBuffer<float> norms{&counter}, target{&counter}, v_rgb{&counter};
     DeviceBuffer<double> loss_sum{&counter};
+    // Gaussian-parallel training: the records of a view in increasing id (render_splats)
+    DeviceBuffer<std::uint64_t> merge_ids{&counter};
+    DeviceBuffer<std::uint32_t> merge_from{&counter}, merge_order{&counter};
     DeviceBuffer<unsigned> bad{&counter};
     double* pinned_loss = nullptr;
     // per-image appearance (issue 22): every image's parameters and moments; one image's gradient; the

@@ -88,20 +88,23 @@ class Rasterizer {
                  cudaStream_t stream, StageTimer* timer = nullptr);
 
     // Gaussian-parallel training (issue 25), where the rank owning a Gaussian projects it and another rank
-    // renders the view. After project(): the Gaussians it kept (radius > 0), their indices in the scene and
-    // their records (`ray`: with their footprints).
-    void download_visible(std::vector<std::uint32_t>& index, std::vector<SplatRecord>& splats,
-                          std::vector<RayFootprintRecord>& footprints, cudaStream_t stream);
-    // forward() of records projected elsewhere, in the order given (which decides equal depths) instead
-    // of a scene's; backward_footprints then gives each record's gradient (download_splat_grads).
+    // renders the view; records and gradients stay in device memory. After project(): the Gaussians it kept
+    // (radius > 0), their indices in the scene into `index` (increasing) and their records (`ray`: with
+    // their footprints). Returns their count.
+    std::size_t gather_visible(DeviceBuffer<std::uint32_t>& index, DeviceBuffer<SplatRecord>& splats,
+                               DeviceBuffer<RayFootprintRecord>& footprints, cudaStream_t stream);
+    // forward() of n records projected elsewhere instead of a scene's: the j-th Gaussian is record
+    // order[j] (record j where `order` is null); that order decides equal depths. `footprints`: `ray` only.
     std::size_t forward_splats(const Camera& camera, const RenderSettings& settings,
-                               const std::vector<SplatRecord>& splats,
-                               const std::vector<RayFootprintRecord>& footprints, cudaStream_t stream);
-    // After backward_footprints: each of the last forward's Gaussians' gradient, splat_grad_size floats.
-    std::vector<float> download_splat_grads(cudaStream_t stream);
-    // After project(): the footprint gradients backward_footprints would have left, given for the Gaussians
-    // `index` names (the others' are zero), so that backward_geometry runs on gradients found elsewhere.
-    void set_splat_grads(const std::vector<std::uint32_t>& index, const std::vector<float>& grads,
+                               const SplatRecord* splats, const RayFootprintRecord* footprints, std::size_t n,
+                               const std::uint32_t* order, cudaStream_t stream);
+    // After backward_footprints of forward_splats: each record's gradient, splat_grad_size floats, into
+    // `out` at the record's own place (the `order` forward_splats was given).
+    void splat_grads(float* out, const std::uint32_t* order, cudaStream_t stream);
+    // After project(): the footprint gradients backward_footprints would have left, given for the `count`
+    // Gaussians `index` names (the others' are zero), so that backward_geometry runs on gradients found
+    // elsewhere.
+    void set_splat_grads(const std::uint32_t* index, const float* grads, std::size_t count,
                          cudaStream_t stream);
 
     // Backward of the last forward, from ∂L/∂C on the device ([H·W, 3]); overwrites `out`. The same as
@@ -182,11 +185,8 @@ class Rasterizer {
     DeviceBuffer<uint2> tile_ranges_;
     DeviceBuffer<float> rgb_, final_T_, hit_alphas_, hit_T_, depth_, median_depth_;
     DeviceBuffer<std::int32_t> n_hits_, last_isect_, hit_gids_;
-    // records in and out (forward_splats, download_visible, set_splat_grads)
-    DeviceBuffer<std::uint32_t> splat_index_;
-    DeviceBuffer<SplatRecord> splat_records_;
-    DeviceBuffer<RayFootprintRecord> footprint_records_;
-    DeviceBuffer<float> splat_grads_;
+    // gather_visible's count
+    DeviceBuffer<std::uint32_t> visible_count_;
     // scratch (CUB), and a pinned word for the pair count
     DeviceBuffer<unsigned char> scratch_;
     std::uint32_t* pinned_count_ = nullptr;
