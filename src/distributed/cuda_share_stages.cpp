@@ -87,7 +87,7 @@ class CudaShareStages final : public ShareStages {
     }
 
     std::size_t project(Share&, const BatchStepInput& in, std::size_t b) override {
-        Sent& out = sent_[b];
+        ViewBuffers& out = sent_[b];
         out.count = step_.project_share(*in.views[b].camera, in.settings, ids_.data(), out.index, out.ids,
                                         out.splats, out.footprints);
         step_.synchronize();  // before another stream sends them
@@ -95,7 +95,7 @@ class CudaShareStages final : public ShareStages {
     }
 
     std::vector<Segment> outgoing(const BatchStepInput& in, std::size_t b) override {
-        Sent& out = sent_[b];
+        ViewBuffers& out = sent_[b];
         std::vector<Segment> parts{segment_of(out.ids, 0, out.count), segment_of(out.splats, 0, out.count)};
         if (in.settings.shading == Shading::ray) parts.push_back(segment_of(out.footprints, 0, out.count));
         return parts;
@@ -104,7 +104,7 @@ class CudaShareStages final : public ShareStages {
     std::vector<std::vector<Segment>> incoming(const BatchStepInput& in, std::size_t b,
                                                const std::vector<std::size_t>& counts) override {
         const bool ray = in.settings.shading == Shading::ray;
-        Received& r = received_[b];
+        ViewBuffers& r = received_[b];
         r.from.assign(counts.size() + 1, 0);
         for (std::size_t s = 0; s < counts.size(); ++s) r.from[s + 1] = r.from[s] + counts[s];
         const std::size_t total = r.from.back();
@@ -124,7 +124,7 @@ class CudaShareStages final : public ShareStages {
 
     ViewRender render(const BatchStepInput& in, std::size_t b) override {
         const bool ray = in.settings.shading == Shading::ray;
-        Received& r = received_[b];
+        ViewBuffers& r = received_[b];
         std::size_t senders = 0;
         for (std::size_t s = 0; s + 1 < r.from.size(); ++s) senders += r.from[s + 1] > r.from[s] ? 1 : 0;
         const BatchView& view = in.views[b];
@@ -138,20 +138,20 @@ class CudaShareStages final : public ShareStages {
     }
 
     Segment returned(const BatchStepInput& in, std::size_t b, int s) override {
-        Received& r = received_[b];
+        ViewBuffers& r = received_[b];
         const std::size_t k = grad_floats(in.settings), at = r.from[std::size_t(s)];
         return segment_of(r.grads, at * k, (r.from[std::size_t(s) + 1] - at) * k);
     }
 
     Segment gradients(const BatchStepInput& in, std::size_t b) override {
-        Sent& out = sent_[b];
+        ViewBuffers& out = sent_[b];
         out.grads.resize_discard(out.count * grad_floats(in.settings));
         return segment_of(out.grads, 0, out.grads.size());
     }
 
     void backward(Share&, const BatchStepInput& in, std::size_t b, DensifyStats*) override {
         // The statistics stay on the GPU until store().
-        Sent& out = sent_[b];
+        ViewBuffers& out = sent_[b];
         step_.add_splat_grads(*in.views[b].camera, in.settings, out.index.data(), out.grads.data(),
                               out.count);
     }
@@ -168,9 +168,12 @@ class CudaShareStages final : public ShareStages {
         return std::size_t(splat_grad_size(s.shading == Shading::ray));
     }
 
-    // A view as this rank projected it, and the gradients that came back for it.
-    struct Sent {
+    // One view's records and gradients: as this rank projected it (count, index: its Gaussians' places in the
+    // share) with the gradients that came back; or as it arrived here (rank s's records from from[s]) with
+    // each record's gradient at its place.
+    struct ViewBuffers {
         std::size_t count = 0;
+        std::vector<std::size_t> from;
         cuda::DeviceBuffer<std::uint32_t> index;
         cuda::DeviceBuffer<std::uint64_t> ids;
         cuda::DeviceBuffer<SplatRecord> splats;
@@ -184,28 +187,12 @@ class CudaShareStages final : public ShareStages {
             grads.set_counter(c);
         }
     };
-    // A view this rank renders: what every rank sent, in rank order (rank s's from from[s]), and each
-    // record's gradient at its place.
-    struct Received {
-        std::vector<std::size_t> from;
-        cuda::DeviceBuffer<std::uint64_t> ids;
-        cuda::DeviceBuffer<SplatRecord> splats;
-        cuda::DeviceBuffer<RayFootprintRecord> footprints;
-        cuda::DeviceBuffer<float> grads;
-        void set_counter(cuda::MemoryCounter* c) {
-            ids.set_counter(c);
-            splats.set_counter(c);
-            footprints.set_counter(c);
-            grads.set_counter(c);
-        }
-    };
 
     CudaStep step_;
     DeviceSpace space_;
     cuda::MemoryCounter counter_;
     cuda::DeviceBuffer<std::uint64_t> ids_{&counter_};  // the share's ids, as load() was given them
-    std::vector<Sent> sent_;
-    std::vector<Received> received_;
+    std::vector<ViewBuffers> sent_, received_;
 };
 
 }  // namespace
