@@ -47,9 +47,9 @@ struct BatchStepResult {
     std::size_t sent_gaussians = 0;  // projected Gaussians this rank sent to renderers (itself included)
     std::size_t rendered_pairs = 0;  // tile pairs of the views this rank rendered
     std::vector<double> view_pairs;  // tile pairs of each view of the batch, the same on every rank
-    // Wall-clock seconds of this rank's phases: projecting its share (with packing the records), the first
-    // exchange, merging and rendering its views, the second exchange, and the geometry backward with the
-    // update (each exchange includes the wait for the slowest rank).
+    // Wall-clock seconds of this rank's phases: projecting its share (with gathering the records), the
+    // first exchange (the counts, then the records), merging and rendering its views, the second exchange,
+    // and the geometry backward with the update (each exchange includes the wait for the slowest rank).
     struct Phases {
         double project = 0, send = 0, render = 0, send_back = 0, update = 0;
     } seconds;
