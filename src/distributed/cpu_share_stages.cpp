@@ -57,13 +57,6 @@ Segment segment_of(std::vector<T>& v, std::size_t first, std::size_t count) {
     return {reinterpret_cast<std::byte*>(v.data() + first), count * sizeof(T)};
 }
 
-// Offsets of each rank's part in what arrived, and one past the last.
-std::vector<std::size_t> offsets_of(const std::vector<std::size_t>& counts) {
-    std::vector<std::size_t> from(counts.size() + 1, 0);
-    for (std::size_t s = 0; s < counts.size(); ++s) from[s + 1] = from[s] + counts[s];
-    return from;
-}
-
 // The CPU backend's stages on the host share: each view's projection is kept from `project` for the
 // backward, as one process keeps its forward.
 class CpuShareStages final : public ShareStages {

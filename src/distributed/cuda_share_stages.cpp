@@ -8,6 +8,7 @@
 #include "radiant/render/cuda/device_buffer.hpp"
 #include "radiant/train/cuda_step.hpp"
 #include "share_stages_cuda.hpp"
+#include "stage_helpers.hpp"
 
 namespace radiant::distributed {
 namespace {
@@ -105,8 +106,7 @@ class CudaShareStages final : public ShareStages {
                                                const std::vector<std::size_t>& counts) override {
         const bool ray = in.settings.shading == Shading::ray;
         ViewBuffers& r = received_[b];
-        r.from.assign(counts.size() + 1, 0);
-        for (std::size_t s = 0; s < counts.size(); ++s) r.from[s + 1] = r.from[s] + counts[s];
+        r.from = offsets_of(counts);
         const std::size_t total = r.from.back();
         r.ids.resize_discard(total);
         r.splats.resize_discard(total);

@@ -28,25 +28,9 @@ std::uint64_t spread_bits(std::uint64_t v) {  // 21 bits → every third of 63
     return v;
 }
 
-// Rows i of `from` to rows j of `to`, by the permutation order (to[j] = from[order[j]]).
-Scene permuted(const Scene& from, const std::vector<std::size_t>& order) {
-    Scene to;
-    to.sh_degree = from.sh_degree;
-    to.resize(order.size());
-    std::vector<std::vector<float>*> dst_arrays;
-    for_each_array(to, [&](std::vector<float>& a, std::size_t) { dst_arrays.push_back(&a); });
-    std::size_t a = 0;
-    for_each_array(from, [&](const std::vector<float>& s, std::size_t width) {
-        std::vector<float>& d = *dst_arrays[a++];
-        for (std::size_t j = 0; j < order.size(); ++j)
-            std::copy_n(s.begin() + std::ptrdiff_t(order[j] * width), width,
-                        d.begin() + std::ptrdiff_t(j * width));
-    });
-    return to;
-}
-
-// Rows of `kept` (its rows `rows`) followed by every row of `arrived`, permuted by `order` (an index into
-// that concatenation, as permuted's).
+// Row j of the result is row rows[order[j]] of `kept`, or where order[j] ≥ rows.size() row
+// order[j] − rows.size() of `arrived`: the rows of `kept` named by `rows` followed by every row of `arrived`,
+// permuted.
 Scene permuted_pair(const Scene& kept, const std::vector<std::size_t>& rows, const Scene& arrived,
                     const std::vector<std::size_t>& order) {
     Scene to;
@@ -68,6 +52,15 @@ Scene permuted_pair(const Scene& kept, const std::vector<std::size_t>& rows, con
         }
     });
     return to;
+}
+
+// Rows i of `from` to rows j of `to`, by the permutation order (to[j] = from[order[j]]).
+Scene permuted(const Scene& from, const std::vector<std::size_t>& order) {
+    std::vector<std::size_t> all(from.size());
+    std::iota(all.begin(), all.end(), std::size_t(0));
+    Scene none;
+    none.sh_degree = from.sh_degree;
+    return permuted_pair(from, all, none, order);
 }
 
 void local_bounds(const Scene& s, Vec3<double>& lo, Vec3<double>& hi) {

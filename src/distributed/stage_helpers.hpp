@@ -1,5 +1,5 @@
 #pragma once
-// What the CPU stages and the single-process reference step share (layer-private).
+// What the stages (CPU and GPU) and the single-process reference step share (layer-private).
 #include "radiant/core/image.hpp"
 #include "radiant/distributed/gaussian_parallel.hpp"
 #include "radiant/render/grads.hpp"
@@ -24,6 +24,14 @@ inline void add_stats(DensifyStats* stats, const SceneGrads& g, const std::vecto
     if (stats == nullptr) return;
     if (stats->grad_accum.size() != g.size()) stats->reset(g.size());
     stats->add_view(g, radii);
+}
+
+// Where each rank's part starts in what arrived for a view (counts[s] from rank s, laid in rank order), and
+// one past the last.
+inline std::vector<std::size_t> offsets_of(const std::vector<std::size_t>& counts) {
+    std::vector<std::size_t> from(counts.size() + 1, 0);
+    for (std::size_t s = 0; s < counts.size(); ++s) from[s + 1] = from[s] + counts[s];
+    return from;
 }
 
 // The loss of a render and ∂(batch loss)/∂render: each view weighs 1/B in the batch's mean.
