@@ -150,8 +150,10 @@ class Rasterizer {
     void project_ray(const DeviceSceneView& scene, const Camera& camera, const RenderSettings& settings,
                      cudaStream_t stream);
     void bin(const RenderSettings& settings, bool short_keys, cudaStream_t stream);
+    // Sorts the pairs by tile in the two buffer pairs and sets sorted_keys_ / sorted_gids_ to whichever
+    // holds the result.
     template <class Key>
-    void sort_pairs(Key* keys, Key* keys_sorted, int end_bit, cudaStream_t stream);
+    void sort_pairs(Key* keys, Key* keys_other, int end_bit, cudaStream_t stream);
     void order_by_depth(cudaStream_t stream);
     void update_rays(const Camera& camera, int tile_size, cudaStream_t stream);
 
@@ -179,8 +181,11 @@ class Rasterizer {
     DeviceBuffer<float4> tile_bounds_;
     std::optional<Camera> rays_for_;
     // per pair
-    DeviceBuffer<std::uint32_t> keys_, keys_sorted_;  // tile ids, two to an element where short (stages.hpp)
-    DeviceBuffer<std::uint32_t> gids_, gids_sorted_;
+    // The pairs as binned, and their sort's second buffers; the sorted ones are in either (sort_pairs).
+    DeviceBuffer<std::uint32_t> keys_, keys_other_;  // tile ids, two to an element where short (stages.hpp)
+    DeviceBuffer<std::uint32_t> gids_, gids_other_;
+    const void* sorted_keys_ = nullptr;
+    const std::uint32_t* sorted_gids_ = nullptr;
     // per tile / per pixel
     DeviceBuffer<uint2> tile_ranges_;
     DeviceBuffer<float> rgb_, final_T_, hit_alphas_, hit_T_, depth_, median_depth_;
