@@ -212,15 +212,17 @@ void add_train_command(CLI::App& app, const std::vector<std::string>& command_li
             // A resumed run keeps its settings: the flags that may change are taken, any other is refused
             // rather than silently ignored.
             const std::set<std::string> may_change{
-                "--resume",    "--steps", "--data",    "--backend", "--eval-every",  "--checkpoint-every",
-                "--log-every", "--json",  "--profile", "--viewer",  "--viewer-host", "--video"};
+                "--resume",           "--steps",     "--data", "--backend", "--eval-every",
+                "--checkpoint-every", "--log-every", "--json", "--profile", "--viewer",
+                "--viewer-host",      "--video",     "--gpus"};
             for (const CLI::Option* o : cmd->get_options())
                 if (o->count() > 0 && !may_change.count(o->get_name()))
                     throw Error(
                         fmt::format("--resume continues a run with its own settings: {} cannot change (with "
                                     "--resume only "
                                     "--steps (to extend it), -d (a moved dataset), --backend, --eval-every, "
-                                    "--checkpoint-every, --log-every, --profile and --viewer may be given)",
+                                    "--checkpoint-every, --log-every, --profile, --viewer and --gpus may be "
+                                    "given)",
                                     o->get_name()));
             ResumeChanges ch;
             if (given("--steps")) ch.steps = a->c.steps;
@@ -230,6 +232,13 @@ void add_train_command(CLI::App& app, const std::vector<std::string>& command_li
             if (given("--checkpoint-every")) ch.checkpoint_every = a->c.checkpoint_every;
             if (given("--log-every")) ch.log_every = a->c.log_every;
             if (given("--profile")) ch.profile_every = a->c.profile_every;
+            if (trains_on_ranks(a->gpus)) {
+                if (a->viewer_port > 0 || a->video)
+                    throw Error("--viewer and --video are for runs on one GPU: not with --gpus or mpirun");
+                const TrainResult r = resume_on_ranks(a->resume, ch, a->gpus, command_line);
+                if (!r.outputs.empty()) report_outputs(r, a->json);
+                return;
+            }
             Watch watch(a->viewer_port, a->viewer_host);
             const TrainResult r = resume(a->resume, ch, watch.hooks());
             watch.ended(r);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 
 #include "radiant/core/error.hpp"
 #include "radiant/core/log.hpp"
@@ -38,6 +39,54 @@ bool starts_ranks() {
     return distributed::rank_place().source.empty();
 }
 
+namespace {
+
+// The launcher's part: N copies of this command line, one per GPU, waited for.
+void start_ranks(int gpus, const std::vector<std::string>& command_line, const std::string& output) {
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    std::vector<std::string> argv = command_line;
+    if (!ec) argv.front() = self.string();
+    const auto now = std::chrono::system_clock::now().time_since_epoch().count();
+    const std::string token = fmt::format("{}-{}", ::getpid(), now);
+    log_info("starting {} ranks, one a GPU", gpus);
+    // On Ctrl-C the ranks finish their step, merge the scene and rank 0 writes it and the checkpoint: minutes
+    // for tens of millions of Gaussians, so they are given that long before they are killed.
+    const distributed::LaunchResult r = distributed::launch_ranks(
+        gpus, argv, {{"RADIANT_RUN_ID", token}}, [] { return interrupt_requested(); },
+        std::chrono::minutes(5));
+    if (r.failed_rank >= 0)
+        throw Error(
+            fmt::format("rank {} of {} failed ({}); the others were stopped", r.failed_rank, gpus, r.what));
+    if (r.stopped)
+        throw Error(
+            fmt::format("stopped before the end; {} holds the scene so far (continue with --resume {} "
+                        "--gpus {})",
+                        output, output, gpus));
+}
+
+// A rank's part: join the others, then train (or continue) with `run`.
+TrainResult on_rank(const distributed::RankPlace& place, int gpus, const std::string& output,
+                    const std::function<TrainResult(distributed::Communicator&)>& run) {
+    if (gpus > 0 && gpus != place.world)
+        throw Error(fmt::format("--gpus {} but {} started {} ranks", gpus, place.source, place.world));
+    // Rank 0 tells the run's progress; the others speak only of trouble.
+    if (place.rank != 0) set_log_level(LogLevel::warn);
+    const std::unique_ptr<distributed::Communicator> comm =
+        distributed::join_ranks(place, output, run_token(place));
+    TrainResult r = run(*comm);
+    if (r.interrupted)
+        throw Error(fmt::format(
+            "stopped at step {} before the end; {} holds the scene so far (continue with "
+            "--resume {}{})",
+            r.steps, output, output,
+            place.source == "mpirun" ? " under the same mpirun" : fmt::format(" --gpus {}", place.world)));
+    if (place.rank != 0) r.outputs.clear();
+    return r;
+}
+
+}  // namespace
+
 TrainResult train_on_ranks(const TrainConfig& c, int gpus, const std::vector<std::string>& command_line) {
     const distributed::RankPlace place = distributed::rank_place();
     if (place.source.empty()) {
@@ -45,36 +94,29 @@ TrainResult train_on_ranks(const TrainConfig& c, int gpus, const std::vector<std
         RADIANT_CHECK(gpus >= 1, "--gpus needs at least one GPU");
         refuse_to_replace_a_run(c.output, c.overwrite);
         (void)distributed::parallel_config(c, gpus, 1.0);
-        std::error_code ec;
-        const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-        std::vector<std::string> argv = command_line;
-        if (!ec) argv.front() = self.string();
-        const auto now = std::chrono::system_clock::now().time_since_epoch().count();
-        const std::string token = fmt::format("{}-{}", ::getpid(), now);
-        log_info("starting {} ranks, one a GPU", gpus);
-        const distributed::LaunchResult r = distributed::launch_ranks(gpus, argv, {{"RADIANT_RUN_ID", token}},
-                                                                      [] { return interrupt_requested(); });
-        if (r.failed_rank >= 0)
-            throw Error(fmt::format("rank {} of {} failed ({}); the others were stopped", r.failed_rank, gpus,
-                                    r.what));
-        if (r.stopped)
-            throw Error(fmt::format("stopped before the end; {} holds the scene so far", c.output));
+        start_ranks(gpus, command_line, c.output);
         return {};
     }
-    if (gpus > 0 && gpus != place.world)
-        throw Error(fmt::format("--gpus {} but {} started {} ranks", gpus, place.source, place.world));
-    // Rank 0 tells the run's progress; the others speak only of trouble.
-    if (place.rank != 0) set_log_level(LogLevel::warn);
-    const std::unique_ptr<distributed::Communicator> comm =
-        distributed::join_ranks(place, c.output, run_token(place));
-    TrainResult r = distributed::train_distributed(c, *comm, [] { return interrupt_requested(); });
-    if (r.interrupted)
-        throw Error(
-            fmt::format("stopped at step {} before the end; {} holds the scene so far (multi-GPU runs "
-                        "cannot be resumed yet)",
-                        r.steps, c.output));
-    if (place.rank != 0) r.outputs.clear();
-    return r;
+    return on_rank(place, gpus, c.output, [&](distributed::Communicator& comm) {
+        return distributed::train_distributed(c, comm, [] { return interrupt_requested(); });
+    });
+}
+
+TrainResult resume_on_ranks(const std::string& run_dir, const ResumeChanges& changes, int gpus,
+                            const std::vector<std::string>& command_line) {
+    const distributed::RankPlace place = distributed::rank_place();
+    if (place.source.empty()) {
+        RADIANT_CHECK(gpus >= 1, "--gpus needs at least one GPU");
+        std::error_code ec;
+        if (!std::filesystem::exists(std::filesystem::path(run_dir) / "checkpoint.bin", ec))
+            throw IoError((std::filesystem::path(run_dir) / "checkpoint.bin").string(),
+                          "does not exist: nothing to resume");
+        start_ranks(gpus, command_line, run_dir);
+        return {};
+    }
+    return on_rank(place, gpus, run_dir, [&](distributed::Communicator& comm) {
+        return distributed::resume_distributed(run_dir, changes, comm, [] { return interrupt_requested(); });
+    });
 }
 
 }  // namespace radiant::app

@@ -17,5 +17,9 @@ bool starts_ranks();
 // for them; a rank joins the others and trains its share. Returns rank 0's result on rank 0; elsewhere (the
 // launcher, other ranks) a result with no outputs. Throws Error naming a rank that failed.
 TrainResult train_on_ranks(const TrainConfig& config, int gpus, const std::vector<std::string>& command_line);
+// The same for continuing the Gaussian-parallel run in `run_dir` from its checkpoint (radiant train
+// --resume DIR --gpus N, or under mpirun).
+TrainResult resume_on_ranks(const std::string& run_dir, const ResumeChanges& changes, int gpus,
+                            const std::vector<std::string>& command_line);
 
 }  // namespace radiant::app

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "radiant/core/error.hpp"
@@ -109,11 +110,12 @@ ParallelTrainConfig parallel_config(const TrainConfig& c, int ranks, double exte
     return p;
 }
 
-TrainResult train_distributed(const TrainConfig& c, Communicator& comm, const std::function<bool()>& stop) {
+TrainResult train_distributed(const TrainConfig& c, Communicator& comm, const std::function<bool()>& stop,
+                              const Checkpoint* resume) {
     validate(c);
     const bool lead = comm.rank() == 0;
     const fs::path out(c.output);
-    refuse_to_replace_a_run(out, c.overwrite);
+    if (!resume) refuse_to_replace_a_run(out, c.overwrite);
     const Dataset ds = open_dataset(c.data, dataset_options(c));
     ParallelTrainConfig pc = parallel_config(c, comm.size(), ds.extent);
     if (lead)
@@ -140,8 +142,15 @@ TrainResult train_distributed(const TrainConfig& c, Communicator& comm, const st
                   fmt::format("{}: {} ranks need at least as many training views ({} here)", c.data,
                               comm.size(), views.size()));
 
-    const Scene scene = initial_run_scene(ds, c);
-    if (lead && c.overwrite) clear_run(out);
+    const Scene scene = resume ? Scene{} : initial_run_scene(ds, c);
+    if (lead && c.overwrite && !resume) clear_run(out);
+    if (resume) {
+        RADIANT_CHECK(resume->view_order.size() <= views.size(),
+                      fmt::format("{}: the run to continue was trained on {} views, this dataset has {}",
+                                  c.data, resume->view_order.size(), views.size()));
+        pc.resume = resume;
+    }
+    const double before = resume ? resume->seconds : 0.0;
 
     const auto start = std::chrono::steady_clock::now();
     auto seconds = [&] {
@@ -154,16 +163,23 @@ TrainResult train_distributed(const TrainConfig& c, Communicator& comm, const st
                      double(step) / std::max(seconds(), 1e-9));
     };
     pc.stop = stop;
+    const std::string config_json = config_to_json(c);
+    pc.save = [&](const Checkpoint& whole) {
+        Checkpoint ck = whole;
+        ck.config_json = config_json;
+        ck.seconds = before + seconds();
+        write_checkpoint((out / "checkpoint.bin").string(), ck);
+    };
     const ParallelTrainResult run = train_gaussian_parallel(comm, scene, views, pc);
-    const double trained = seconds();
+    const double trained = before + seconds();
 
     TrainResult r;
     r.interrupted = run.stopped;
-    r.steps = long(run.losses.size());
+    r.steps = long(run.losses.size()) + (resume ? resume->step : 0);
     r.gaussians = run.scene.size();
     r.seconds = trained;
     if (!lead) return r;
-    write_file_atomic((out / "config.json").string(), config_to_json(c));
+    write_file_atomic((out / "config.json").string(), config_json);
     nlohmann::json j;
     if (!r.interrupted) {
         const TrainResult scored = evaluate_model(c.output, "", pc.backend);
@@ -192,9 +208,52 @@ TrainResult train_distributed(const TrainConfig& c, Communicator& comm, const st
     r.metrics_json = j.dump(2) + "\n";
     write_file_atomic((out / "metrics.json").string(), r.metrics_json);
     r.outputs = {(out / "scene.ply").string(), (out / "config.json").string(),
-                 (out / "metrics.json").string()};
+                 (out / "metrics.json").string(), (out / "checkpoint.bin").string()};
     if (!r.interrupted) r.outputs.push_back((out / "eval.json").string());
     return r;
+}
+
+}  // namespace radiant::distributed
+
+namespace radiant::distributed {
+
+TrainResult resume_distributed(const std::string& run_dir, const ResumeChanges& changes, Communicator& comm,
+                               const std::function<bool()>& stop) {
+    const std::string ck_path = (fs::path(run_dir) / "checkpoint.bin").string();
+    // Rank 0 reads the file (or says why it cannot), then every rank gets its bytes, or the error.
+    Bytes mine;
+    if (comm.rank() == 0) {
+        std::string text;
+        std::error_code ec;
+        if (!fs::is_directory(run_dir, ec))
+            text = "E" + run_dir + ": does not exist: no run to resume";
+        else if (!fs::exists(ck_path, ec))
+            text = "E" + ck_path +
+                   ": does not exist: nothing to resume (a run writes it at its first checkpoint, when "
+                   "stopped and at the end)";
+        else
+            text = "C" + read_file(ck_path);
+        mine.resize(text.size());
+        std::memcpy(mine.data(), text.data(), text.size());
+    }
+    std::vector<Bytes> out(std::size_t(comm.size()));
+    if (comm.rank() == 0) out.assign(std::size_t(comm.size()), mine);
+    const Bytes got = comm.all_to_all(std::move(out)).front();
+    const std::string text(reinterpret_cast<const char*>(got.data()), got.size());
+    RADIANT_CHECK(!text.empty(), "resume: rank 0 sent no checkpoint");
+    if (text[0] == 'E') throw Error(text.substr(1));
+    const Checkpoint ck = parse_checkpoint(text.substr(1), ck_path);
+    if (ck.ranks == 0)
+        throw IoError(ck_path, fmt::format("a run on one GPU: continue it without --gpus (radiant train "
+                                           "--resume {})",
+                                           run_dir));
+    if (ck.ranks != comm.size())
+        throw IoError(ck_path, fmt::format("a run on {} GPUs, continued on {}: each step renders one view a "
+                                           "GPU, so the run goes on with --gpus {} (or mpirun -n {})",
+                                           ck.ranks, comm.size(), ck.ranks, ck.ranks));
+    const TrainConfig c = resumed_config(run_dir, ck, ck_path, changes);
+    if (comm.rank() == 0) log_info("resuming {} from step {} on {} ranks", run_dir, ck.step, ck.ranks);
+    return train_distributed(c, comm, stop, &ck);
 }
 
 }  // namespace radiant::distributed

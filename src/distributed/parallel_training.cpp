@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <numeric>
 #include <random>
+#include <sstream>
 
 #include "radiant/core/error.hpp"
 #include "radiant/distributed/densify_ranks.hpp"
@@ -36,9 +37,14 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
     RADIANT_CHECK(c.strategy == "default" || c.strategy == "mcmc",
                   "Gaussian-parallel training: the strategy is default or mcmc");
     const int ranks = comm.size();
-    Share share = initial_share(initial, comm.rank(), ranks);
     DensifyStats stats;
-    stats.reset(share.scene.size());
+    Share share;
+    if (c.resume) {
+        share = share_of(c.resume->state, c.resume->ids, comm.rank(), ranks, stats);
+    } else {
+        share = initial_share(initial, comm.rank(), ranks);
+        stats.reset(share.scene.size());
+    }
     const std::unique_ptr<ShareStages> stages = make_share_stages(c.backend, views);
     stages->load(share, stats);
     // The host share is current until a step runs on stages that keep it elsewhere.
@@ -52,6 +58,33 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
     std::mt19937_64 order_rng(c.seed);
     std::vector<std::size_t> order;
     std::size_t cursor = 0;
+    if (c.resume) {
+        std::istringstream(c.resume->view_rng) >> order_rng;
+        for (std::int32_t v : c.resume->view_order) {
+            RADIANT_CHECK(v >= 0 && std::size_t(v) < views.size(),
+                          "the run to continue has a view order for other views");
+            order.push_back(std::size_t(v));
+        }
+        RADIANT_CHECK(c.resume->view_cursor <= order.size(),
+                      "the run to continue has a view cursor past its order");
+        cursor = c.resume->view_cursor;
+    }
+    // The whole state to `save` (rank 0), merged from every rank's share.
+    auto save = [&](long step) {
+        if (!c.save) return;
+        on_host();
+        Checkpoint ck;
+        ck.step = step;
+        ck.ranks = ranks;
+        ck.state = merge_state(comm, share, stats, ck.ids);
+        if (comm.rank() != 0) return;
+        std::ostringstream rng;
+        rng << order_rng;
+        ck.view_rng = rng.str();
+        for (std::size_t v : order) ck.view_order.push_back(std::int32_t(v));
+        ck.view_cursor = cursor;
+        c.save(ck);
+    };
     auto next_view = [&] {
         if (cursor == order.size()) {
             order.resize(views.size());
@@ -62,7 +95,10 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
         return order[cursor++];
     };
     ParallelTrainResult result;
-    for (long step = 1; step <= c.steps; ++step) {
+    const long first = c.resume ? c.resume->step + 1 : 1;
+    long done = first - 1;
+    for (long step = first; step <= c.steps; ++step) {
+        done = step;
         BatchStepInput in;
         std::vector<std::size_t> batch;
         for (int j = 0; j < c.batch; ++j) {
@@ -137,11 +173,13 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
         if (c.checkpoint_every > 0 && step % c.checkpoint_every == 0 && step < c.steps) {
             on_host();
             const Scene merged = merge_and_write(comm, share, c);
+            save(step);
             if (comm.rank() == 0 && c.after_checkpoint) c.after_checkpoint(step, merged);
         }
     }
     on_host();
     result.scene = merge_and_write(comm, share, c);
+    save(done);
     std::vector<double> sizes(2 * static_cast<std::size_t>(ranks), 0.0);
     sizes[std::size_t(comm.rank())] = double(share.scene.size());
     sizes[std::size_t(ranks + comm.rank())] = double(stages->peak_bytes());

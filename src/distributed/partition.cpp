@@ -139,23 +139,57 @@ std::size_t run_start(std::size_t n, int rank, int ranks) {
     return n / std::size_t(ranks) * std::size_t(rank) + std::min(n % std::size_t(ranks), std::size_t(rank));
 }
 
-Share initial_share(const Scene& scene, int rank, int ranks) {
-    RADIANT_CHECK(ranks >= 1 && rank >= 0 && rank < ranks, "initial_share: rank out of range");
+namespace {
+
+// The rows of `scene` that `rank` owns, in increasing order: its run of the (Morton key, id) order.
+std::vector<std::size_t> rows_of(const Scene& scene, const std::vector<std::uint64_t>& ids, int rank,
+                                 int ranks) {
+    RADIANT_CHECK(ranks >= 1 && rank >= 0 && rank < ranks, "a share: rank out of range");
+    RADIANT_CHECK(ids.size() == scene.size(), "a share: ids and Gaussians disagree");
     Vec3<double> lo, hi;
     local_bounds(scene, lo, hi);
     const std::vector<std::uint64_t> keys = morton_keys(scene, lo, hi);
     std::vector<std::size_t> order(scene.size());
     std::iota(order.begin(), order.end(), std::size_t(0));
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return Key{keys[a], a} < Key{keys[b], b};
+        return Key{keys[a], ids[a]} < Key{keys[b], ids[b]};
     });
     std::vector<std::size_t> mine(order.begin() + std::ptrdiff_t(run_start(scene.size(), rank, ranks)),
                                   order.begin() + std::ptrdiff_t(run_start(scene.size(), rank + 1, ranks)));
     std::sort(mine.begin(), mine.end());
+    return mine;
+}
+
+}  // namespace
+
+Share initial_share(const Scene& scene, int rank, int ranks) {
+    std::vector<std::uint64_t> ids(scene.size());
+    std::iota(ids.begin(), ids.end(), std::uint64_t(0));
+    const std::vector<std::size_t> mine = rows_of(scene, ids, rank, ranks);
     Share s;
     s.scene = permuted(scene, mine);
     s.ids.assign(mine.begin(), mine.end());
     s.adam.reset_like(s.scene);
+    return s;
+}
+
+Share share_of(const TrainState& whole, const std::vector<std::uint64_t>& ids, int rank, int ranks,
+               DensifyStats& stats) {
+    RADIANT_CHECK(std::is_sorted(ids.begin(), ids.end()), "a share: ids must increase");
+    const std::vector<std::size_t> mine = rows_of(whole.params, ids, rank, ranks);
+    Share s;
+    s.scene = permuted(whole.params, mine);
+    s.adam.m = permuted(whole.adam.m, mine);
+    s.adam.v = permuted(whole.adam.v, mine);
+    s.adam.step = whole.adam.step;
+    s.ids.resize(mine.size());
+    stats.reset(mine.size());
+    for (std::size_t k = 0; k < mine.size(); ++k) {
+        s.ids[k] = ids[mine[k]];
+        stats.grad_accum[k] = whole.stats.grad_accum[mine[k]];
+        stats.denom[k] = whole.stats.denom[mine[k]];
+        stats.max_radii[k] = whole.stats.max_radii[mine[k]];
+    }
     return s;
 }
 
@@ -245,6 +279,63 @@ Scene merge(Communicator& comm, const Share& share, std::vector<std::uint64_t>* 
         for (std::size_t k = 0; k < ids.size(); ++k) (*ids_out)[k] = ids[order[k]];
     }
     return permuted(scene, order);
+}
+
+}  // namespace radiant::distributed
+
+namespace radiant::distributed {
+
+TrainState merge_state(Communicator& comm, const Share& share, const DensifyStats& stats,
+                       std::vector<std::uint64_t>& ids_out) {
+    const std::size_t n = share.scene.size();
+    const bool has_stats =
+        stats.grad_accum.size() == n && stats.denom.size() == n && stats.max_radii.size() == n;
+    // Everything to rank 0: the rows with their ids, then the statistics in the same order.
+    std::vector<Bytes> rows(std::size_t(comm.size())), counts(std::size_t(comm.size()));
+    Writer w(rows[0]), c(counts[0]);
+    for (std::size_t i = 0; i < n; ++i) {
+        w.put(share.ids[i]);
+        put_row(w, share.scene, i);
+        put_row(w, share.adam.m, i);
+        put_row(w, share.adam.v, i);
+        c.put(has_stats ? stats.grad_accum[i] : 0.f);
+        c.put(has_stats ? stats.denom[i] : std::int32_t(0));
+        c.put(has_stats ? stats.max_radii[i] : 0.f);
+    }
+    const std::vector<Bytes> in_rows = comm.all_to_all(std::move(rows));
+    const std::vector<Bytes> in_counts = comm.all_to_all(std::move(counts));
+    TrainState state;
+    ids_out.clear();
+    if (comm.rank() != 0) return state;
+    Scene scene, m, v;
+    const std::vector<std::uint64_t> ids = read_gaussians(in_rows, share.scene.sh_degree, {&scene, &m, &v});
+    DensifyStats all;
+    all.reset(ids.size());
+    std::size_t j = 0;
+    for (const Bytes& b : in_counts) {
+        Reader r(b);
+        for (; !r.done(); ++j) {
+            RADIANT_CHECK(j < ids.size(), "merge_state: more statistics than Gaussians");
+            all.grad_accum[j] = r.get<float>();
+            all.denom[j] = r.get<std::int32_t>();
+            all.max_radii[j] = r.get<float>();
+        }
+    }
+    RADIANT_CHECK(j == ids.size(), "merge_state: fewer statistics than Gaussians");
+    const std::vector<std::size_t> order = id_order(ids, "merge_state");
+    state.params = permuted(scene, order);
+    state.adam.m = permuted(m, order);
+    state.adam.v = permuted(v, order);
+    state.adam.step = share.adam.step;
+    state.stats.reset(ids.size());
+    ids_out.resize(ids.size());
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        ids_out[k] = ids[order[k]];
+        state.stats.grad_accum[k] = all.grad_accum[order[k]];
+        state.stats.denom[k] = all.denom[order[k]];
+        state.stats.max_radii[k] = all.max_radii[order[k]];
+    }
+    return state;
 }
 
 }  // namespace radiant::distributed

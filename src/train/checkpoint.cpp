@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "radiant/core/error.hpp"
@@ -14,6 +15,7 @@ constexpr char kMagic[8] = {'R', 'A', 'D', 'C', 'K', 'P', 'T', '1'};
 // Sections after the first version's last field; a checkpoint written before them simply ends there.
 constexpr std::uint32_t kAppearanceSection = 0x31505041;  // "APP1"
 constexpr std::uint32_t kPoseSection = 0x31534f50;        // "POS1"
+constexpr std::uint32_t kRanksSection = 0x314b4e52;       // "RNK1"
 
 class Writer {
   public:
@@ -132,11 +134,19 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
         w.put_vector(c.poses.v);
         w.put_vector(c.poses.steps);
     }
+    if (c.ranks > 0) {
+        w.put<std::uint32_t>(kRanksSection);
+        w.put<std::int32_t>(c.ranks);
+        w.put_vector(c.ids);
+    }
     write_file_atomic(path, out);
 }
 
 Checkpoint read_checkpoint(const std::string& path) {
-    const std::string bytes = read_file(path);
+    return parse_checkpoint(read_file(path), path);
+}
+
+Checkpoint parse_checkpoint(const std::string& bytes, const std::string& path) {
     if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
         throw IoError(path, "not a radiant checkpoint (bad magic)");
     const std::string body = bytes.substr(sizeof kMagic);
@@ -160,14 +170,29 @@ Checkpoint read_checkpoint(const std::string& path) {
     c.evals = r.get_vector<EvalPoint>();
     c.seconds = r.get<double>();
     // Optional sections, each at most once, in the order they are written.
-    std::uint32_t last_section = 0;
+    constexpr std::uint32_t kOrder[] = {kAppearanceSection, kPoseSection, kRanksSection};
+    auto rank_of = [&](std::uint32_t section) {
+        for (int k = 0; k < 3; ++k)
+            if (kOrder[k] == section) return k;
+        return -1;
+    };
+    int last_section = -1;
     while (!r.at_end()) {
-        const auto section = r.get<std::uint32_t>();
-        if ((section != kAppearanceSection && section != kPoseSection) || section == last_section ||
-            (section == kAppearanceSection && last_section == kPoseSection))
-            throw IoError(path, "unknown or repeated section after the run");
+        const int section = rank_of(r.get<std::uint32_t>());
+        if (section <= last_section) throw IoError(path, "unknown or repeated section after the run");
         last_section = section;
-        if (section == kPoseSection) {
+        if (kOrder[section] == kRanksSection) {
+            c.ranks = r.get<std::int32_t>();
+            c.ids = r.get_vector<std::uint64_t>();
+            if (c.ranks < 1) throw IoError(path, fmt::format("a run on {} ranks", c.ranks));
+            if (c.ids.size() != c.state.params.size())
+                throw IoError(path, "the Gaussians' ids do not match the parameters");
+            if (!std::is_sorted(c.ids.begin(), c.ids.end()) ||
+                std::adjacent_find(c.ids.begin(), c.ids.end()) != c.ids.end())
+                throw IoError(path, "the Gaussians' ids are not increasing");
+            continue;
+        }
+        if (kOrder[section] == kPoseSection) {
             c.poses.delta = r.get_vector<std::array<double, 6>>();
             c.poses.m = r.get_vector<std::array<double, 6>>();
             c.poses.v = r.get_vector<std::array<double, 6>>();

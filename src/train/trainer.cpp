@@ -761,22 +761,15 @@ TrainResult train(const TrainConfig& config, const TrainHooks& hooks) {
     return run_training(config, Checkpoint{}, false, hooks);
 }
 
-TrainResult resume(const std::string& run_dir, const ResumeChanges& changes, const TrainHooks& hooks) {
-    const std::string ck_path = (fs::path(run_dir) / "checkpoint.bin").string();
-    std::error_code ec;
-    if (!fs::is_directory(run_dir, ec)) throw IoError(run_dir, "does not exist: no run to resume");
-    if (!fs::exists(ck_path, ec))
-        throw IoError(ck_path,
-                      "does not exist: nothing to resume (a run writes it at its first checkpoint, "
-                      "on Ctrl-C and at the end)");
-    Checkpoint ck = read_checkpoint(ck_path);
+TrainConfig resumed_config(const std::string& run_dir, const Checkpoint& ck, const std::string& ck_path,
+                           const ResumeChanges& changes) {
     TrainConfig c = saved_config(ck.config_json, ck_path);
     // The folder named is the run, wherever it was first written (a copied or moved run resumes in place).
     c.output = run_dir;
     if (changes.steps) {
-        if (*changes.steps < ck.step)
+        if (*changes.steps < ck.step * std::max(1, ck.ranks))
             throw Error(fmt::format("{} is at step {}: --steps {} would end it before where it is", run_dir,
-                                    ck.step, *changes.steps));
+                                    ck.step * std::max(1, ck.ranks), *changes.steps));
         if (*changes.steps > c.steps)
             log_info("extending {} from {} to {} steps", run_dir, c.steps, *changes.steps);
         c.steps = *changes.steps;
@@ -787,6 +780,24 @@ TrainResult resume(const std::string& run_dir, const ResumeChanges& changes, con
     if (changes.checkpoint_every) c.checkpoint_every = *changes.checkpoint_every;
     if (changes.log_every) c.log_every = *changes.log_every;
     if (changes.profile_every) c.profile_every = *changes.profile_every;
+    return c;
+}
+
+TrainResult resume(const std::string& run_dir, const ResumeChanges& changes, const TrainHooks& hooks) {
+    const std::string ck_path = (fs::path(run_dir) / "checkpoint.bin").string();
+    std::error_code ec;
+    if (!fs::is_directory(run_dir, ec)) throw IoError(run_dir, "does not exist: no run to resume");
+    if (!fs::exists(ck_path, ec))
+        throw IoError(ck_path,
+                      "does not exist: nothing to resume (a run writes it at its first checkpoint, "
+                      "on Ctrl-C and at the end)");
+    Checkpoint ck = read_checkpoint(ck_path);
+    if (ck.ranks > 0)
+        throw IoError(ck_path,
+                      fmt::format("a run on {} GPUs: continue it on as many (radiant train --resume {} "
+                                  "--gpus {}, or under mpirun -n {})",
+                                  ck.ranks, run_dir, ck.ranks, ck.ranks));
+    TrainConfig c = resumed_config(run_dir, ck, ck_path, changes);
     log_info("resuming {} from step {}", run_dir, ck.step);
     return run_training(c, std::move(ck), true, hooks);
 }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 
@@ -124,6 +125,90 @@ TEST(DistributedTrain, TwoCpuRanksTrainADatasetFolderToAScoredScene) {
     EXPECT_DOUBLE_EQ(m["test_psnr"].get<double>(), r.test_psnr);
     // The folder now holds a run: another is refused on every rank, not trained over it.
     EXPECT_THROW(run_in_process(2, [&](Communicator& comm) { train_distributed(c, comm); }), Error);
+}
+
+// `radiant train --gpus 2` stopped (Ctrl-C) and continued with `--resume OUT --gpus 2`: rank 0 wrote the
+// whole state to checkpoint.bin, the ranks deal it out again, and the run ends as the one never stopped
+// (the same scene.ply bytes and step count). Continuing on another number of ranks, or on one process, is
+// refused with the command that works; so is continuing a one-process run over ranks.
+TEST(DistributedTrain, AStoppedRunOverRanksResumesFromItsCheckpoint) {
+    test::TempDir dir;
+    DemoDatasetOptions d;
+    d.width = d.height = 40;
+    d.train_views = 8;
+    d.test_views = 2;
+    d.points = 1000;
+    write_demo_dataset((dir / "data").string(), d);
+    TrainConfig c;
+    c.data = (dir / "data").string();
+    c.backend = "cpu";
+    c.eval = true;
+    c.white_background = true;
+    c.steps = 120;  // 60 steps of 2 views
+    c.sh_degree = 1;
+    c.sh_interval = 40;
+    c.adc.start = 20;
+    c.adc.interval = 20;
+    c.adc.stop = 100;
+    c.adc.reset_every = 0;
+    c.log_every = 100;
+    auto on_two = [&](const std::function<TrainResult(Communicator&)>& run) {
+        std::vector<TrainResult> results(2);
+        run_in_process(2, [&](Communicator& comm) { results[std::size_t(comm.rank())] = run(comm); });
+        return results[0];
+    };
+    TrainConfig whole = c;
+    whole.output = (dir / "whole").string();
+    const TrainResult uninterrupted =
+        on_two([&](Communicator& comm) { return train_distributed(whole, comm); });
+
+    TrainConfig part = c;
+    part.output = (dir / "part").string();
+    std::atomic<int> polls{0};
+    const TrainResult stopped = on_two([&](Communicator& comm) {
+        // Polled while the photos load, then once a step on each rank: stops part way, between two rounds.
+        return train_distributed(part, comm, [&] { return ++polls > 2 * 24; });
+    });
+    ASSERT_TRUE(stopped.interrupted);
+    EXPECT_GT(stopped.steps, 10);
+    EXPECT_LT(stopped.steps, 50);
+    ASSERT_TRUE(std::filesystem::exists(dir / "part" / "checkpoint.bin"));
+    const std::string part_dir = (dir / "part").string();
+
+    auto refused = [](const std::function<void()>& f, const std::string& says) {
+        try {
+            f();
+            ADD_FAILURE() << "not refused: " << says;
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+        }
+    };
+    refused([&] { resume(part_dir); }, "--gpus 2");
+    refused([&] { run_in_process(3, [&](Communicator& comm) { resume_distributed(part_dir, {}, comm); }); },
+            "--gpus 2");
+
+    const TrainResult continued =
+        on_two([&](Communicator& comm) { return resume_distributed(part_dir, {}, comm); });
+    std::printf(
+        "[distributed resume] stopped at %ld, continued to %ld: %zu Gaussians (uninterrupted %zu), "
+        "test PSNR %.2f dB (%.2f)\n",
+        stopped.steps, continued.steps, continued.gaussians, uninterrupted.gaussians, continued.test_psnr,
+        uninterrupted.test_psnr);
+    EXPECT_FALSE(continued.interrupted);
+    EXPECT_EQ(continued.steps, 60);
+    EXPECT_TRUE(read_file((dir / "part" / "scene.ply").string()) ==
+                read_file((dir / "whole" / "scene.ply").string()))
+        << "the resumed run's scene.ply differs from the uninterrupted run's";
+    EXPECT_DOUBLE_EQ(continued.test_psnr, uninterrupted.test_psnr);
+
+    // A run on one process continues on one process.
+    TrainConfig single = c;
+    single.output = (dir / "single").string();
+    single.steps = 20;
+    train(single);
+    refused(
+        [&] { run_in_process(2, [&](Communicator& comm) { resume_distributed(single.output, {}, comm); }); },
+        "without --gpus");
 }
 
 }  // namespace

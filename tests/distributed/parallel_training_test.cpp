@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 
 #include "distributed/fixture.hpp"
 #include "radiant/io/file.hpp"
 #include "radiant/io/ply.hpp"
+#include "radiant/train/checkpoint.hpp"
 #include "support/temp_dir.hpp"
 
 namespace radiant::distributed {
@@ -102,6 +104,52 @@ TEST(ParallelTraining, EachCheckpointWritesTheMergedScene) {
     };
     train_on(4, f, c);
     EXPECT_EQ(steps, (std::vector<long>{15, 30}));
+}
+
+// A run stopped between two densification rounds (its statistics half gathered, its view order half walked)
+// and continued from the state it saved, on another number of ranks, ends as the run that never stopped:
+// the same losses and the same scene.ply bytes. The saved state survives checkpoint.bin's format.
+TEST(ParallelTraining, AStoppedRunContinuesAsIfItNeverStopped) {
+    const test_data::Fixture f(8);
+    test::TempDir dir;
+    const ParallelTrainResult whole = train_on(2, f, test_data::short_run((dir / "whole").string()));
+
+    ParallelTrainConfig first = test_data::short_run((dir / "part").string());
+    std::atomic<int> polls{0};
+    first.stop = [&] { return ++polls > 2 * 16; };  // each of 2 ranks polls once a step: stops after 17
+    Checkpoint saved;
+    int saves = 0;
+    first.save = [&](const Checkpoint& ck) {
+        saved = ck;
+        ++saves;
+    };
+    const ParallelTrainResult stopped = train_on(2, f, first);
+    ASSERT_TRUE(stopped.stopped);
+    ASSERT_EQ(stopped.losses.size(), 17u);
+    EXPECT_EQ(saves, 2);  // the checkpoint at step 15, then the stop
+    EXPECT_EQ(saved.step, 17);
+    EXPECT_EQ(saved.ranks, 2);
+    ASSERT_EQ(saved.ids.size(), saved.state.params.size());
+    EXPECT_TRUE(std::is_sorted(saved.ids.begin(), saved.ids.end()));
+    // Mid-interval: the statistics since the round at step 15 travel with their Gaussians.
+    EXPECT_GT(*std::max_element(saved.state.stats.denom.begin(), saved.state.stats.denom.end()), 0);
+
+    const std::string file = (dir / "checkpoint.bin").string();
+    write_checkpoint(file, saved);
+    const Checkpoint back = read_checkpoint(file);
+    EXPECT_EQ(back.ranks, 2);
+    EXPECT_EQ(back.ids, saved.ids);
+    EXPECT_EQ(back.view_order, saved.view_order);
+
+    ParallelTrainConfig rest = test_data::short_run((dir / "part").string());
+    rest.resume = &back;
+    const ParallelTrainResult continued = train_on(3, f, rest);
+    std::vector<double> losses = stopped.losses;
+    losses.insert(losses.end(), continued.losses.begin(), continued.losses.end());
+    EXPECT_EQ(losses, whole.losses);
+    EXPECT_TRUE(read_file((dir / "part" / "scene.ply").string()) ==
+                read_file((dir / "whole" / "scene.ply").string()))
+        << "the continued run's scene.ply differs from the uninterrupted run's";
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "radiant/distributed/communicator.hpp"
 #include "radiant/distributed/launch.hpp"
 #include "radiant/distributed/parallel_training.hpp"
+#include "radiant/train/checkpoint.hpp"
 #include "radiant/train/config.hpp"
 #include "radiant/train/trainer.hpp"
 
@@ -30,11 +31,19 @@ std::unique_ptr<Communicator> join_ranks(const RankPlace& place, const std::stri
 // backgrounds, exports).
 ParallelTrainConfig parallel_config(const TrainConfig& config, int ranks, double extent);
 
-// Trains on this rank; every rank calls it with the same settings. Rank 0 writes OUT/scene.ply (merged, at
-// every checkpoint and at the end), config.json, metrics.json and eval.json (the test views scored on its
-// GPU) and returns the run's result; the others return their figures. `stop` (polled after each step,
-// agreed over the ranks) ends the run early with the scene so far written.
+// Trains on this rank; every rank calls it with the same settings. Rank 0 writes OUT/scene.ply (merged),
+// and OUT/checkpoint.bin (the whole run's state, to continue it with resume_distributed) at every checkpoint,
+// when stopped and at the end, then config.json, metrics.json and eval.json (the test views scored on its
+// GPU), and returns the run's result; the others return their figures. `stop` (polled after each step,
+// agreed over the ranks) ends the run early with the scene so far written. `resume`: the checkpoint of
+// the run in config.output to continue (resume_distributed).
 TrainResult train_distributed(const TrainConfig& config, Communicator& comm,
-                              const std::function<bool()>& stop = {});
+                              const std::function<bool()>& stop = {}, const Checkpoint* resume = nullptr);
+
+// Continues the Gaussian-parallel run in `run_dir` from its checkpoint.bin on as many ranks as wrote it:
+// rank 0 reads the file and hands it to the others (mpirun's ranks may share no folder), each deals itself
+// its share of the whole state, and the run goes on as train_distributed. Every rank calls it.
+TrainResult resume_distributed(const std::string& run_dir, const ResumeChanges& changes, Communicator& comm,
+                               const std::function<bool()>& stop = {});
 
 }  // namespace radiant::distributed

@@ -13,6 +13,7 @@
 #include "radiant/core/render_settings.hpp"
 #include "radiant/distributed/communicator.hpp"
 #include "radiant/distributed/gaussian_parallel.hpp"
+#include "radiant/train/checkpoint.hpp"
 #include "radiant/train/densify.hpp"
 #include "radiant/train/schedule.hpp"
 
@@ -37,6 +38,12 @@ struct ParallelTrainConfig {
     std::string output;           // folder of scene.ply; empty: nothing written
     // Called on rank 0 after each scene.ply written before the end, with the step and the merged scene.
     std::function<void(long, const Scene&)> after_checkpoint;
+    // Called on rank 0, when set, with the whole run's state at each checkpoint, when stopped and at the
+    // end: its step, the merged parameters, moments and statistics, their ids and the view order
+    // (view_rng, view_order, view_cursor); ranks = the communicator's size.
+    std::function<void(const Checkpoint&)> save;
+    // A run to continue from the state `save` gave (on any number of ranks): steps after its step only.
+    const Checkpoint* resume = nullptr;
     // Called on every rank after each step with the step, its batch loss and the scene's Gaussian count.
     std::function<void(long step, double loss, std::size_t gaussians)> on_step;
     // Polled on every rank after each step: when any rank's returns true, every rank stops after that step
@@ -46,7 +53,7 @@ struct ParallelTrainConfig {
 
 struct ParallelTrainResult {
     Scene scene;                           // merged, in id order, on every rank
-    std::vector<double> losses;            // each step's batch loss
+    std::vector<double> losses;            // each step's batch loss (of this call: after a resumed step)
     std::vector<std::size_t> share_sizes;  // each rank's Gaussians at the end
     std::vector<std::size_t> peak_bytes;   // each rank's peak device memory (GPU stages; 0 on the CPU)
     bool stopped = false;                  // `stop` ended the run before config.steps

@@ -10,6 +10,7 @@
 #include "radiant/core/vec.hpp"
 #include "radiant/distributed/communicator.hpp"
 #include "radiant/train/adam.hpp"
+#include "radiant/train/backend.hpp"
 
 namespace radiant::distributed {
 
@@ -27,6 +28,10 @@ std::size_t run_start(std::size_t n, int rank, int ranks);
 
 // The share of `rank` when every rank holds the whole scene (ids 0 … N−1) and fresh Adam moments.
 Share initial_share(const Scene& scene, int rank, int ranks);
+// The share of `rank` of a whole run's state whose Gaussians carry `ids` (increasing), dealt as
+// initial_share deals a scene, with its moments and step; stats receives its densification statistics.
+Share share_of(const TrainState& whole, const std::vector<std::uint64_t>& ids, int rank, int ranks,
+               DensifyStats& stats);
 
 // Deals the ranks' Gaussians out again (after densification changed their counts), with their moments, into
 // equal runs of the global (Morton key, id) order. Every rank calls it; none is lost or duplicated.
@@ -34,5 +39,10 @@ void rebalance(Communicator& comm, Share& share);
 
 // The whole scene on every rank, in increasing id (ids_out, when given, receives them).
 Scene merge(Communicator& comm, const Share& share, std::vector<std::uint64_t>* ids_out = nullptr);
+// The whole run's state on rank 0, in increasing id: parameters, moments (the run's step count) and the
+// densification statistics `stats` of each rank's share (zeros where a rank keeps none); ids_out receives
+// the ids. The other ranks receive an empty state.
+TrainState merge_state(Communicator& comm, const Share& share, const DensifyStats& stats,
+                       std::vector<std::uint64_t>& ids_out);
 
 }  // namespace radiant::distributed

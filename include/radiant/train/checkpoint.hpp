@@ -32,9 +32,16 @@ struct Checkpoint {
     std::vector<EvalPoint> evals;
     double seconds = 0;  // training time so far
     PoseState poses;     // per-image pose corrections (pose refinement off: none)
+    // A Gaussian-parallel run's (radiant train --gpus N, mpirun): its rank count (0: a run on one process,
+    // whose step counts images, where theirs counts batches of `ranks` views) and each Gaussian's global id,
+    // which keys its random draws. The state is the whole scene, merged in id order.
+    int ranks = 0;
+    std::vector<std::uint64_t> ids;
 };
 
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
 Checkpoint read_checkpoint(const std::string& path);
+// A checkpoint from its bytes (as read from `name`, which errors name).
+Checkpoint parse_checkpoint(const std::string& bytes, const std::string& name);
 
 }  // namespace radiant

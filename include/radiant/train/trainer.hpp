@@ -8,6 +8,7 @@
 #include <string>
 
 #include "radiant/core/image.hpp"
+#include "radiant/train/checkpoint.hpp"
 #include "radiant/train/config.hpp"
 #include "radiant/train/report.hpp"
 
@@ -69,6 +70,11 @@ struct ResumeChanges {
     std::optional<std::string> data, backend;  // the dataset moved; another device
     std::optional<long> eval_every, checkpoint_every, log_every, profile_every;
 };
+
+// The settings of the run in `run_dir` whose checkpoint is `checkpoint` (its file: `checkpoint_path`), with
+// `changes` applied: what a resumed run trains with, on one process or over ranks.
+TrainConfig resumed_config(const std::string& run_dir, const Checkpoint& checkpoint,
+                           const std::string& checkpoint_path, const ResumeChanges& changes);
 
 // Continues the run in `run_dir` (the folder named, wherever it was first written) from its checkpoint.
 TrainResult resume(const std::string& run_dir, const ResumeChanges& changes = {},
