@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "radiant/core/error.hpp"
@@ -14,6 +15,7 @@
 #include "radiant/train/checkpoint.hpp"
 #include "radiant/train/demo_dataset.hpp"
 #include "radiant/train/memory_cap.hpp"
+#include "support/random_scene.hpp"
 #include "support/temp_dir.hpp"
 
 namespace radiant {
@@ -339,6 +341,50 @@ TEST(Checkpoint, CorruptFilesAreErrors) {
     EXPECT_THROW(read_checkpoint((dir / "bad.bin").string()), IoError);
     write_file_atomic((dir / "magic.bin").string(), "NOTACKPTxxxxxxxx");
     EXPECT_THROW(read_checkpoint((dir / "magic.bin").string()), IoError);
+}
+
+// A multi-GPU run's section (its rank count and the Gaussians' ids) comes back as written, and ids that
+// cannot be a run's (out of order, repeated, too few) are errors naming the file.
+TEST(Checkpoint, RanksSectionRoundTripsAndRefusesBadIds) {
+    test::TempDir dir;
+    Checkpoint ck;
+    ck.config_json = "{}";
+    ck.step = 7;
+    test::RandomSceneOptions o;
+    o.count = 5;
+    o.sh_degree = 1;
+    ck.state.params = test::random_scene(3, o);
+    ck.state.adam.reset_like(ck.state.params);
+    ck.state.stats.reset(5);
+    ck.ranks = 4;
+    ck.ids = {0, 2, 3, 9, 11};
+    const std::string path = (dir / "ck.bin").string();
+    write_checkpoint(path, ck);
+    const Checkpoint back = read_checkpoint(path);
+    EXPECT_EQ(back.ranks, 4);
+    EXPECT_EQ(back.ids, ck.ids);
+    EXPECT_EQ(back.step, 7);
+    // Without the section: a run on one process.
+    Checkpoint single = ck;
+    single.ranks = 0;
+    write_checkpoint(path, single);
+    EXPECT_EQ(read_checkpoint(path).ranks, 0);
+    EXPECT_TRUE(read_checkpoint(path).ids.empty());
+    auto refused = [&](const std::function<void(Checkpoint&)>& spoil, const std::string& says) {
+        Checkpoint bad = ck;
+        spoil(bad);
+        write_checkpoint(path, bad);
+        try {
+            read_checkpoint(path);
+            ADD_FAILURE() << "read: " << says;
+        } catch (const IoError& e) {
+            EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("ck.bin"), std::string::npos) << e.what();
+        }
+    };
+    refused([](Checkpoint& c) { c.ids = {0, 3, 2, 9, 11}; }, "not increasing");
+    refused([](Checkpoint& c) { c.ids = {0, 2, 2, 9, 11}; }, "not increasing");
+    refused([](Checkpoint& c) { c.ids = {0, 2, 3}; }, "do not match");
 }
 
 }  // namespace
