@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 
 #include "radiant/core/error.hpp"
 #include "radiant/core/log.hpp"
@@ -164,11 +165,10 @@ TrainResult train_distributed(const TrainConfig& c, Communicator& comm, const st
     };
     pc.stop = stop;
     const std::string config_json = config_to_json(c);
-    pc.save = [&](const Checkpoint& whole) {
-        Checkpoint ck = whole;
-        ck.config_json = config_json;
-        ck.seconds = before + seconds();
-        write_checkpoint((out / "checkpoint.bin").string(), ck);
+    pc.save = [&](Checkpoint& whole) {
+        whole.config_json = config_json;
+        whole.seconds = before + seconds();
+        write_checkpoint((out / "checkpoint.bin").string(), whole);
     };
     const ParallelTrainResult run = train_gaussian_parallel(comm, scene, views, pc);
     const double trained = before + seconds();
@@ -220,40 +220,49 @@ namespace radiant::distributed {
 TrainResult resume_distributed(const std::string& run_dir, const ResumeChanges& changes, Communicator& comm,
                                const std::function<bool()>& stop) {
     const std::string ck_path = (fs::path(run_dir) / "checkpoint.bin").string();
-    // Rank 0 reads the file (or says why it cannot), then every rank gets its bytes, or the error.
-    Bytes mine;
+    // Rank 0 reads the file and sends each rank its part (the ranks under mpirun may share no folder, and the
+    // whole state to every rank would be N copies of the scene), or to every rank why it cannot.
+    const int ranks = comm.size();
+    std::vector<Bytes> out(static_cast<std::size_t>(ranks));
     if (comm.rank() == 0) {
-        std::string text;
+        auto send = [&](int r, char kind, const std::string& text) {
+            Bytes& b = out[std::size_t(r)];
+            b.resize(1 + text.size());
+            b[0] = std::byte(kind);
+            std::memcpy(b.data() + 1, text.data(), text.size());
+        };
         std::error_code ec;
-        if (!fs::is_directory(run_dir, ec))
-            text = "E" + run_dir + ": does not exist: no run to resume";
-        else if (!fs::exists(ck_path, ec))
-            text = "E" + ck_path +
-                   ": does not exist: nothing to resume (a run writes it at its first checkpoint, when "
-                   "stopped and at the end)";
-        else
-            text = "C" + read_file(ck_path);
-        mine.resize(text.size());
-        std::memcpy(mine.data(), text.data(), text.size());
+        try {
+            if (!fs::is_directory(run_dir, ec)) throw IoError(run_dir, "does not exist: no run to resume");
+            if (!fs::exists(ck_path, ec))
+                throw IoError(ck_path,
+                              "does not exist: nothing to resume (a run writes it at its first checkpoint, "
+                              "when stopped and at the end)");
+            const Checkpoint whole = read_checkpoint(ck_path);
+            if (whole.ranks == 0)
+                throw IoError(ck_path, fmt::format("a run on one GPU: continue it without --gpus (radiant "
+                                                   "train --resume {})",
+                                                   run_dir));
+            if (whole.ranks != ranks)
+                throw IoError(ck_path, fmt::format("a run on {} GPUs, continued on {}: each step renders one "
+                                                   "view a GPU, so the run goes on with --gpus {} (or mpirun "
+                                                   "-n {})",
+                                                   whole.ranks, ranks, whole.ranks, whole.ranks));
+            for (int r = 0; r < ranks; ++r) send(r, 'C', checkpoint_bytes(part_of(whole, r, ranks)));
+        } catch (const Error& e) {
+            for (int r = 0; r < ranks; ++r) send(r, 'E', e.what());
+        }
     }
-    std::vector<Bytes> out(std::size_t(comm.size()));
-    if (comm.rank() == 0) out.assign(std::size_t(comm.size()), mine);
-    const Bytes got = comm.all_to_all(std::move(out)).front();
-    const std::string text(reinterpret_cast<const char*>(got.data()), got.size());
-    RADIANT_CHECK(!text.empty(), "resume: rank 0 sent no checkpoint");
-    if (text[0] == 'E') throw Error(text.substr(1));
-    const Checkpoint ck = parse_checkpoint(text.substr(1), ck_path);
-    if (ck.ranks == 0)
-        throw IoError(ck_path, fmt::format("a run on one GPU: continue it without --gpus (radiant train "
-                                           "--resume {})",
-                                           run_dir));
-    if (ck.ranks != comm.size())
-        throw IoError(ck_path, fmt::format("a run on {} GPUs, continued on {}: each step renders one view a "
-                                           "GPU, so the run goes on with --gpus {} (or mpirun -n {})",
-                                           ck.ranks, comm.size(), ck.ranks, ck.ranks));
-    const TrainConfig c = resumed_config(run_dir, ck, ck_path, changes);
-    if (comm.rank() == 0) log_info("resuming {} from step {} on {} ranks", run_dir, ck.step, ck.ranks);
-    return train_distributed(c, comm, stop, &ck);
+    std::vector<Bytes> in = comm.all_to_all(std::move(out));
+    const Bytes& mine = in.front();
+    RADIANT_CHECK(!mine.empty(), "resume: rank 0 sent nothing");
+    const std::string_view text(reinterpret_cast<const char*>(mine.data()) + 1, mine.size() - 1);
+    if (mine[0] == std::byte('E')) throw Error(std::string(text));
+    const Checkpoint part = parse_checkpoint(text, ck_path);
+    in.clear();
+    const TrainConfig c = resumed_config(run_dir, part, ck_path, changes);
+    if (comm.rank() == 0) log_info("resuming {} from step {} on {} ranks", run_dir, part.step, ranks);
+    return train_distributed(c, comm, stop, &part);
 }
 
 }  // namespace radiant::distributed

@@ -28,6 +28,29 @@ Scene merge_and_write(Communicator& comm, const Share& share, const ParallelTrai
 
 }  // namespace
 
+Checkpoint part_of(const Checkpoint& whole, int rank, int ranks) {
+    RADIANT_CHECK(whole.ids.size() == whole.state.params.size(),
+                  "part_of: a saved state needs one id a Gaussian");
+    Checkpoint p;
+    p.config_json = whole.config_json;
+    p.step = whole.step;
+    p.view_rng = whole.view_rng;
+    p.background_rng = whole.background_rng;
+    p.densify_rng = whole.densify_rng;
+    p.view_order = whole.view_order;
+    p.view_cursor = whole.view_cursor;
+    p.history = whole.history;
+    p.evals = whole.evals;
+    p.seconds = whole.seconds;
+    p.poses = whole.poses;
+    p.ranks = whole.ranks;
+    Share s = share_of(whole.state, whole.ids, rank, ranks, p.state.stats);
+    p.state.params = std::move(s.scene);
+    p.state.adam = std::move(s.adam);
+    p.ids = std::move(s.ids);
+    return p;
+}
+
 ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& initial,
                                             const std::vector<BatchView>& views,
                                             const ParallelTrainConfig& c) {
@@ -40,7 +63,14 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
     DensifyStats stats;
     Share share;
     if (c.resume) {
-        share = share_of(c.resume->state, c.resume->ids, comm.rank(), ranks, stats);
+        const Checkpoint& part = *c.resume;
+        RADIANT_CHECK(
+            part.ids.size() == part.state.params.size() && std::is_sorted(part.ids.begin(), part.ids.end()),
+            "the run to continue: a rank's part needs increasing ids, one a Gaussian");
+        share.scene = part.state.params;
+        share.adam = part.state.adam;
+        share.ids = part.ids;
+        stats = part.state.stats;
     } else {
         share = initial_share(initial, comm.rank(), ranks);
         stats.reset(share.scene.size());
@@ -71,7 +101,7 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
     }
     // The whole state to `save` (rank 0), merged from every rank's share.
     auto save = [&](long step) {
-        if (!c.save) return;
+        if (!c.save) return;  // every rank knows: the same config
         on_host();
         Checkpoint ck;
         ck.step = step;

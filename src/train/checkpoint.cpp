@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string_view>
 
 #include "radiant/core/error.hpp"
 #include "radiant/io/file.hpp"
@@ -48,7 +49,7 @@ class Writer {
 
 class Reader {
   public:
-    Reader(const std::string& b, const std::string& name) : b_(b), name_(name) {}
+    Reader(std::string_view b, const std::string& name) : b_(b), name_(name) {}
     template <class V>
     V get() {
         need(sizeof(V));
@@ -71,7 +72,7 @@ class Reader {
     std::string get_string() {
         const auto n = get<std::uint64_t>();
         need(std::size_t(n));
-        std::string s = b_.substr(pos_, std::size_t(n));
+        std::string s(b_.substr(pos_, std::size_t(n)));
         pos_ += std::size_t(n);
         return s;
     }
@@ -91,7 +92,7 @@ class Reader {
     void need(std::size_t n) {
         if (b_.size() - pos_ < n) throw IoError(name_, fmt::format("truncated at byte {}", pos_));
     }
-    const std::string& b_;
+    std::string_view b_;
     const std::string& name_;
     std::size_t pos_ = 0;
 };
@@ -99,6 +100,10 @@ class Reader {
 }  // namespace
 
 void write_checkpoint(const std::string& path, const Checkpoint& c) {
+    write_file_atomic(path, checkpoint_bytes(c));
+}
+
+std::string checkpoint_bytes(const Checkpoint& c) {
     std::string out(kMagic, sizeof kMagic);
     Writer w(out);
     w.put_string(c.config_json);
@@ -139,17 +144,17 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
         w.put<std::int32_t>(c.ranks);
         w.put_vector(c.ids);
     }
-    write_file_atomic(path, out);
+    return out;
 }
 
 Checkpoint read_checkpoint(const std::string& path) {
     return parse_checkpoint(read_file(path), path);
 }
 
-Checkpoint parse_checkpoint(const std::string& bytes, const std::string& path) {
+Checkpoint parse_checkpoint(std::string_view bytes, const std::string& path) {
     if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
         throw IoError(path, "not a radiant checkpoint (bad magic)");
-    const std::string body = bytes.substr(sizeof kMagic);
+    const std::string_view body = bytes.substr(sizeof kMagic);
     Reader r(body, path);
     Checkpoint c;
     c.config_json = r.get_string();

@@ -141,9 +141,18 @@ TEST(ParallelTraining, AStoppedRunContinuesAsIfItNeverStopped) {
     EXPECT_EQ(back.ids, saved.ids);
     EXPECT_EQ(back.view_order, saved.view_order);
 
-    ParallelTrainConfig rest = test_data::short_run((dir / "part").string());
-    rest.resume = &back;
-    const ParallelTrainResult continued = train_on(3, f, rest);
+    // Continued on 3 ranks, each from its part of the saved state.
+    std::vector<BatchView> views;
+    for (std::size_t v = 0; v < f.cameras.size(); ++v) views.push_back({&f.cameras[v], &f.targets[v], v});
+    ParallelTrainResult continued;
+    run_in_process(3, [&](Communicator& comm) {
+        const Checkpoint part = part_of(back, comm.rank(), comm.size());
+        ParallelTrainConfig rest = test_data::short_run((dir / "part").string());
+        rest.resume = &part;
+        ParallelTrainResult r = train_gaussian_parallel(comm, Scene{}, views, rest);
+        if (comm.rank() == 0) continued = std::move(r);
+    });
+    EXPECT_EQ(continued.share_sizes.size(), 3u);
     std::vector<double> losses = stopped.losses;
     losses.insert(losses.end(), continued.losses.begin(), continued.losses.end());
     EXPECT_EQ(losses, whole.losses);

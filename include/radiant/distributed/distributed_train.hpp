@@ -35,14 +35,14 @@ ParallelTrainConfig parallel_config(const TrainConfig& config, int ranks, double
 // and OUT/checkpoint.bin (the whole run's state, to continue it with resume_distributed) at every checkpoint,
 // when stopped and at the end, then config.json, metrics.json and eval.json (the test views scored on its
 // GPU), and returns the run's result; the others return their figures. `stop` (polled after each step,
-// agreed over the ranks) ends the run early with the scene so far written. `resume`: the checkpoint of
-// the run in config.output to continue (resume_distributed).
+// agreed over the ranks) ends the run early with the scene so far written. `resume`: this rank's part
+// (part_of) of the checkpoint of the run in config.output, to continue it (resume_distributed).
 TrainResult train_distributed(const TrainConfig& config, Communicator& comm,
                               const std::function<bool()>& stop = {}, const Checkpoint* resume = nullptr);
 
 // Continues the Gaussian-parallel run in `run_dir` from its checkpoint.bin on as many ranks as wrote it:
-// rank 0 reads the file and hands it to the others (mpirun's ranks may share no folder), each deals itself
-// its share of the whole state, and the run goes on as train_distributed. Every rank calls it.
+// rank 0 reads the file and sends each rank its part (mpirun's ranks may share no folder), and the run goes
+// on as train_distributed. Every rank calls it.
 TrainResult resume_distributed(const std::string& run_dir, const ResumeChanges& changes, Communicator& comm,
                                const std::function<bool()>& stop = {});
 

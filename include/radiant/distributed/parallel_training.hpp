@@ -40,9 +40,10 @@ struct ParallelTrainConfig {
     std::function<void(long, const Scene&)> after_checkpoint;
     // Called on rank 0, when set, with the whole run's state at each checkpoint, when stopped and at the
     // end: its step, the merged parameters, moments and statistics, their ids and the view order
-    // (view_rng, view_order, view_cursor); ranks = the communicator's size.
-    std::function<void(const Checkpoint&)> save;
-    // A run to continue from the state `save` gave (on any number of ranks): steps after its step only.
+    // (view_rng, view_order, view_cursor); ranks = the communicator's size. The callee may take from it.
+    std::function<void(Checkpoint&)> save;
+    // A run to continue from the state `save` gave: this rank's part of it (part_of), each rank its own.
+    // The run goes on after its step, on any number of ranks.
     const Checkpoint* resume = nullptr;
     // Called on every rank after each step with the step, its batch loss and the scene's Gaussian count.
     std::function<void(long step, double loss, std::size_t gaussians)> on_step;
@@ -61,6 +62,10 @@ struct ParallelTrainResult {
     double densify_seconds = 0;            // this rank's densification (ADC, resets; MCMC: with the noise),
                                            // the share's trips off the GPU and back included
 };
+
+// Rank `rank`'s part of a whole saved state when `ranks` ranks continue it: its share (dealt as the run's
+// start deals one: equal runs of the Morton order) with the moments and statistics, and every other field.
+Checkpoint part_of(const Checkpoint& whole, int rank, int ranks);
 
 // views: the dataset's views with their targets (every rank holds the list; a rank reads only the targets of
 // the views it renders; views[i].image == i). Every rank calls it with the same arguments.

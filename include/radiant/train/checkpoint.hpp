@@ -2,6 +2,7 @@
 // Checkpoints: everything needed to continue a run bit for bit — parameters, Adam moments and step,
 // densification statistics, the random generators, the view order and the history. Written atomically.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "radiant/train/backend.hpp"
@@ -40,8 +41,10 @@ struct Checkpoint {
 };
 
 void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
+// The bytes write_checkpoint writes.
+std::string checkpoint_bytes(const Checkpoint& checkpoint);
 Checkpoint read_checkpoint(const std::string& path);
 // A checkpoint from its bytes (as read from `name`, which errors name).
-Checkpoint parse_checkpoint(const std::string& bytes, const std::string& name);
+Checkpoint parse_checkpoint(std::string_view bytes, const std::string& name);
 
 }  // namespace radiant
