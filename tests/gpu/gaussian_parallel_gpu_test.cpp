@@ -13,6 +13,7 @@
 #include "radiant/distributed/parallel_training.hpp"
 #include "radiant/distributed/share_stages.hpp"
 #include "radiant/render/cuda/cuda_check.hpp"
+#include "radiant/train/checkpoint.hpp"
 #include "support/temp_dir.hpp"
 
 namespace radiant::distributed {
@@ -197,6 +198,54 @@ TEST(GpuShareStages, LoopTrainsOnOneAndTwoRanks) {
         }
         EXPECT_GT(runs[1].scene.size(), f.start.size());
     }
+}
+
+// A run on the GPU stages stopped after step 17 (between two densification rounds) and continued from the
+// state it saved, on two ranks each loading its part: it ends where the uninterrupted run ends, within the
+// float noise the GPU's atomics leave (as the loop test's tolerances), and takes up the moments' step count.
+TEST(GpuShareStages, AStoppedLoopContinuesFromItsSavedState) {
+    if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+    const test_data::Fixture f = quantised(false);
+    const std::vector<BatchView> views = views_of(f);
+    test::TempDir dir;
+    auto config = [&](const std::string& name) {
+        ParallelTrainConfig c = test_data::short_run((dir / name).string());
+        c.backend = "cuda";
+        return c;
+    };
+    ParallelTrainResult whole;
+    run_in_process(1, [&](Communicator& comm) {
+        whole = train_gaussian_parallel(comm, f.start, views, config("whole"));
+    });
+
+    ParallelTrainConfig first = config("part");
+    int polls = 0;
+    first.stop = [&] { return ++polls > 16; };  // one rank polls once a step: stops after step 17
+    Checkpoint saved;
+    first.save = [&](Checkpoint& ck) { saved = ck; };
+    ParallelTrainResult stopped;
+    run_in_process(
+        1, [&](Communicator& comm) { stopped = train_gaussian_parallel(comm, f.start, views, first); });
+    ASSERT_TRUE(stopped.stopped);
+    ASSERT_EQ(saved.step, 17);
+    EXPECT_EQ(saved.state.adam.step, 17);
+
+    ParallelTrainResult continued;
+    run_in_process(2, [&](Communicator& comm) {
+        const Checkpoint part = part_of(saved, comm.rank(), comm.size());
+        ParallelTrainConfig rest = config("part");
+        rest.resume = &part;
+        ParallelTrainResult r = train_gaussian_parallel(comm, Scene{}, views, rest);
+        if (comm.rank() == 0) continued = std::move(r);
+    });
+    std::printf(
+        "[gpu resume] stopped at 17 with %zu Gaussians, continued on 2 ranks to %zu (uninterrupted %zu); "
+        "last loss %.5f (%.5f)\n",
+        saved.state.params.size(), continued.scene.size(), whole.scene.size(), continued.losses.back(),
+        whole.losses.back());
+    ASSERT_EQ(stopped.losses.size() + continued.losses.size(), whole.losses.size());
+    EXPECT_NEAR(continued.losses.back(), whole.losses.back(), 0.02 * whole.losses.back());
+    EXPECT_NEAR(double(continued.scene.size()) / double(whole.scene.size()), 1.0, 0.02);
 }
 
 }  // namespace
