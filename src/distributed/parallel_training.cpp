@@ -101,7 +101,7 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
     }
     // The whole state to `save` (rank 0), merged from every rank's share.
     auto save = [&](long step) {
-        if (!c.save) return;  // every rank knows: the same config
+        if (!c.save) return;  // every rank has the same config: all of them merge below, or none
         on_host();
         Checkpoint ck;
         ck.step = step;
