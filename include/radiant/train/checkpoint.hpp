@@ -35,7 +35,8 @@ struct Checkpoint {
     PoseState poses;     // per-image pose corrections (pose refinement off: none)
     // A Gaussian-parallel run's (radiant train --gpus N, mpirun): its rank count (0: a run on one process,
     // whose step counts images, where theirs counts batches of `ranks` views) and each Gaussian's global id,
-    // which keys its random draws. The state is the whole scene, merged in id order.
+    // which keys its random draws. The state is the whole scene merged in id order (distributed::part_of
+    // makes one rank's part of it).
     int ranks = 0;
     std::vector<std::uint64_t> ids;
 };
