@@ -213,10 +213,6 @@ TrainResult train_distributed(const TrainConfig& c, Communicator& comm, const st
     return r;
 }
 
-}  // namespace radiant::distributed
-
-namespace radiant::distributed {
-
 TrainResult resume_distributed(const std::string& run_dir, const ResumeChanges& changes, Communicator& comm,
                                const std::function<bool()>& stop) {
     const std::string ck_path = (fs::path(run_dir) / "checkpoint.bin").string();

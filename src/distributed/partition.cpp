@@ -175,7 +175,12 @@ Share initial_share(const Scene& scene, int rank, int ranks) {
 
 Share share_of(const TrainState& whole, const std::vector<std::uint64_t>& ids, int rank, int ranks,
                DensifyStats& stats) {
+    const std::size_t n = whole.params.size();
     RADIANT_CHECK(std::is_sorted(ids.begin(), ids.end()), "a share: ids must increase");
+    RADIANT_CHECK(whole.adam.m.size() == n && whole.adam.v.size() == n &&
+                      whole.stats.grad_accum.size() == n && whole.stats.denom.size() == n &&
+                      whole.stats.max_radii.size() == n,
+                  "a share: the saved moments or statistics do not match the Gaussians");
     const std::vector<std::size_t> mine = rows_of(whole.params, ids, rank, ranks);
     Share s;
     s.scene = permuted(whole.params, mine);
@@ -280,10 +285,6 @@ Scene merge(Communicator& comm, const Share& share, std::vector<std::uint64_t>* 
     }
     return permuted(scene, order);
 }
-
-}  // namespace radiant::distributed
-
-namespace radiant::distributed {
 
 TrainState merge_state(Communicator& comm, const Share& share, const DensifyStats& stats,
                        std::vector<std::uint64_t>& ids_out) {
