@@ -2,8 +2,10 @@
 // The distributed tests' data: a scene to train, photos of another scene it should become, and the cameras
 // that took them (every third a close-up, so that views differ in cost as a capture's do).
 #include <cstdint>
+#include <utility>
 #include <vector>
 
+#include "radiant/distributed/communicator.hpp"
 #include "radiant/distributed/gaussian_parallel.hpp"
 #include "radiant/distributed/parallel_training.hpp"
 #include "radiant/render/cpu/render_cpu.hpp"
@@ -75,6 +77,22 @@ inline ParallelTrainConfig short_run(const std::string& output) {
     c.checkpoint_every = 15;
     c.output = output;
     return c;
+}
+
+// A saved run continued on `ranks` in-process ranks, each from its part of the state (part_of), with
+// `config`; rank 0's result.
+inline ParallelTrainResult continue_on(int ranks, const Checkpoint& saved,
+                                       const std::vector<BatchView>& views,
+                                       const ParallelTrainConfig& config) {
+    ParallelTrainResult out;
+    run_in_process(ranks, [&](Communicator& comm) {
+        const Checkpoint part = part_of(saved, comm.rank(), comm.size());
+        ParallelTrainConfig c = config;
+        c.resume = &part;
+        ParallelTrainResult r = train_gaussian_parallel(comm, Scene{}, views, c);
+        if (comm.rank() == 0) out = std::move(r);
+    });
+    return out;
 }
 
 }  // namespace radiant::distributed::test_data

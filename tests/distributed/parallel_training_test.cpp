@@ -160,14 +160,7 @@ TEST(ParallelTraining, AStoppedRunContinuesAsIfItNeverStopped) {
         EXPECT_EQ(back.view_order, saved.view_order);
 
         // Continued on 3 ranks, each from its part of the saved state.
-        ParallelTrainResult continued;
-        run_in_process(3, [&](Communicator& comm) {
-            const Checkpoint part = part_of(back, comm.rank(), comm.size());
-            ParallelTrainConfig rest = config("part");
-            rest.resume = &part;
-            ParallelTrainResult r = train_gaussian_parallel(comm, Scene{}, views, rest);
-            if (comm.rank() == 0) continued = std::move(r);
-        });
+        const ParallelTrainResult continued = test_data::continue_on(3, back, views, config("part"));
         EXPECT_EQ(continued.share_sizes.size(), 3u);
         std::vector<double> losses = stopped.losses;
         losses.insert(losses.end(), continued.losses.begin(), continued.losses.end());

@@ -230,14 +230,7 @@ TEST(GpuShareStages, AStoppedLoopContinuesFromItsSavedState) {
     ASSERT_EQ(saved.step, 17);
     EXPECT_EQ(saved.state.adam.step, 17);
 
-    ParallelTrainResult continued;
-    run_in_process(2, [&](Communicator& comm) {
-        const Checkpoint part = part_of(saved, comm.rank(), comm.size());
-        ParallelTrainConfig rest = config("part");
-        rest.resume = &part;
-        ParallelTrainResult r = train_gaussian_parallel(comm, Scene{}, views, rest);
-        if (comm.rank() == 0) continued = std::move(r);
-    });
+    const ParallelTrainResult continued = test_data::continue_on(2, saved, views, config("part"));
     std::printf(
         "[gpu resume] stopped at 17 with %zu Gaussians, continued on 2 ranks to %zu (uninterrupted %zu); "
         "last loss %.5f (%.5f)\n",
