@@ -107,10 +107,7 @@ TrainResult resume_on_ranks(const std::string& run_dir, const ResumeChanges& cha
     const distributed::RankPlace place = distributed::rank_place();
     if (place.source.empty()) {
         RADIANT_CHECK(gpus >= 1, "--gpus needs at least one GPU");
-        std::error_code ec;
-        if (!std::filesystem::exists(std::filesystem::path(run_dir) / "checkpoint.bin", ec))
-            throw IoError((std::filesystem::path(run_dir) / "checkpoint.bin").string(),
-                          "does not exist: nothing to resume");
+        (void)checkpoint_to_resume(run_dir);  // refused here, once, before any rank starts
         start_ranks(gpus, command_line, run_dir);
         return {};
     }

@@ -227,14 +227,8 @@ TrainResult resume_distributed(const std::string& run_dir, const ResumeChanges& 
             b[0] = std::byte(kind);
             std::memcpy(b.data() + 1, text.data(), text.size());
         };
-        std::error_code ec;
         try {
-            if (!fs::is_directory(run_dir, ec)) throw IoError(run_dir, "does not exist: no run to resume");
-            if (!fs::exists(ck_path, ec))
-                throw IoError(ck_path,
-                              "does not exist: nothing to resume (a run writes it at its first checkpoint, "
-                              "when stopped and at the end)");
-            const Checkpoint whole = read_checkpoint(ck_path);
+            const Checkpoint whole = read_checkpoint(checkpoint_to_resume(run_dir));
             if (whole.ranks == 0)
                 throw IoError(ck_path, fmt::format("a run on one GPU: continue it without --gpus (radiant "
                                                    "train --resume {})",

@@ -783,7 +783,7 @@ TrainConfig resumed_config(const std::string& run_dir, const Checkpoint& ck, con
     return c;
 }
 
-TrainResult resume(const std::string& run_dir, const ResumeChanges& changes, const TrainHooks& hooks) {
+std::string checkpoint_to_resume(const std::string& run_dir) {
     const std::string ck_path = (fs::path(run_dir) / "checkpoint.bin").string();
     std::error_code ec;
     if (!fs::is_directory(run_dir, ec)) throw IoError(run_dir, "does not exist: no run to resume");
@@ -791,6 +791,11 @@ TrainResult resume(const std::string& run_dir, const ResumeChanges& changes, con
         throw IoError(ck_path,
                       "does not exist: nothing to resume (a run writes it at its first checkpoint, "
                       "on Ctrl-C and at the end)");
+    return ck_path;
+}
+
+TrainResult resume(const std::string& run_dir, const ResumeChanges& changes, const TrainHooks& hooks) {
+    const std::string ck_path = checkpoint_to_resume(run_dir);
     Checkpoint ck = read_checkpoint(ck_path);
     if (ck.ranks > 0)
         throw IoError(ck_path,

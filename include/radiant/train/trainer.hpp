@@ -71,6 +71,9 @@ struct ResumeChanges {
     std::optional<long> eval_every, checkpoint_every, log_every, profile_every;
 };
 
+// The checkpoint file of the run in `run_dir`; throws IoError when the folder or the file is missing.
+std::string checkpoint_to_resume(const std::string& run_dir);
+
 // The settings of the run in `run_dir` whose checkpoint is `checkpoint` (its file: `checkpoint_path`), with
 // `changes` applied: what a resumed run trains with, on one process or over ranks.
 TrainConfig resumed_config(const std::string& run_dir, const Checkpoint& checkpoint,
