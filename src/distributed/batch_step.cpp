@@ -113,7 +113,7 @@ BatchStepResult batch_step(Communicator& comm, ShareStages& stages, Share& share
 
     // 3. The geometry backward of each view on the owner, summed in batch order, then the update.
     for (std::size_t b = 0; b < views; ++b) stages.backward(share, in, b, stats);
-    std::vector<double> count{double(share.scene.size())};
+    std::vector<double> count{double(share.ids.size())};  // the scene may be on the stages' GPU
     if (in.opacity_reg > 0 || in.scale_reg > 0) comm.all_reduce_sum(count);
     stages.update(share, in, count[0]);
     lap(result.seconds.update);

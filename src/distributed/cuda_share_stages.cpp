@@ -27,6 +27,51 @@ Segment segment_of(cuda::DeviceBuffer<T>& b, std::size_t first, std::size_t coun
     return {reinterpret_cast<std::byte*>(b.data() + first), count * sizeof(T)};
 }
 
+// The share in a CudaStep, its ids on the host (the share's) and on the GPU (`ids`, the keys of a split's and
+// the noise's draws).
+class DeviceStore final : public ShareStore {
+  public:
+    DeviceStore(CudaStep& step, cuda::DeviceBuffer<std::uint64_t>& ids, Share& share)
+        : step_(step), ids_(ids), share_(share) {}
+
+    const std::vector<std::uint64_t>& ids() const override { return share_.ids; }
+    int sh_degree() const override { return share_.scene.sh_degree; }
+    std::vector<std::uint32_t> adc_actions(const AdcRule& rule) override { return step_.adc_actions(rule); }
+    void adc_statistics(std::vector<float>& grad_accum, std::vector<std::int32_t>& denom) override {
+        DensifyStats s = step_.stats();
+        grad_accum = std::move(s.grad_accum);
+        denom = std::move(s.denom);
+    }
+    void apply_adc(const std::vector<std::uint32_t>& actions, std::uint64_t seed,
+                   std::vector<std::uint64_t> new_ids) override {
+        step_.apply_adc(actions, seed, ids_.data());  // drawn from the ids before
+        RADIANT_CHECK(new_ids.size() == step_.size(), "apply_adc: outputs and ids disagree");
+        set_ids(std::move(new_ids));
+    }
+    void reset_opacity(double value) override { step_.reset_opacity(value); }
+    void add_noise(double scale, std::uint64_t seed) override { step_.add_noise(scale, seed, ids_.data()); }
+    std::vector<float> means() override { return step_.means(); }
+    void rows(const std::vector<std::uint32_t>& which, Scene& params, Scene& m, Scene& v) override {
+        step_.rows(which, params, m, v);
+    }
+    void rearrange(const std::vector<std::uint32_t>& from, const Scene& params, const Scene& m,
+                   const Scene& v, std::vector<std::uint64_t> ids) override {
+        RADIANT_CHECK(ids.size() == from.size(), "rearrange: one id a row");
+        step_.rearrange(from, params, m, v);
+        set_ids(std::move(ids));
+    }
+
+  private:
+    void set_ids(std::vector<std::uint64_t> ids) {
+        share_.ids = std::move(ids);
+        ids_.upload(share_.ids);  // on the step's stream, before the kernels that read it
+    }
+
+    CudaStep& step_;
+    cuda::DeviceBuffer<std::uint64_t>& ids_;
+    Share& share_;
+};
+
 // The stages on the calling thread's GPU: the share, its Adam moments and densification statistics live in
 // a CudaStep between load() and store(); records and gradients stay on the GPU, where the exchanges take
 // them.
@@ -77,8 +122,12 @@ class CudaShareStages final : public ShareStages {
         stats = step_.stats();
     }
 
+    std::unique_ptr<ShareStore> in_place(Share& share, DensifyStats&) override {
+        return std::make_unique<DeviceStore>(step_, ids_, share);
+    }
+
     void begin(Share& share, const BatchStepInput& in) override {
-        RADIANT_CHECK(step_.size() == share.scene.size() && ids_.size() == share.ids.size(),
+        RADIANT_CHECK(step_.size() == share.ids.size() && ids_.size() == share.ids.size(),
                       "GPU stages: the share changed without load() (densified, rebalanced?)");
         // Views keep their buffers from step to step (they never shrink), so a step allocates nothing
         // once the views have seen their largest counts.

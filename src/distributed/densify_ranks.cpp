@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "radiant/core/adc_cap.hpp"
+#include "radiant/distributed/share_store.hpp"
 #include "wire.hpp"
 
 namespace radiant::distributed {
@@ -16,12 +17,15 @@ struct Candidate {
     std::uint32_t action = 0;
 };
 
-std::vector<Candidate> gather_by_id(Communicator& comm, const Share& share, const DensifyStats& stats,
-                                    const std::vector<std::uint32_t>& actions) {
+std::vector<Candidate> gather_by_id(Communicator& comm, ShareStore& store,
+                                    const std::vector<std::uint32_t>& actions, bool with_statistics) {
+    const std::vector<std::uint64_t>& ids = store.ids();
+    std::vector<float> grads(ids.size(), 0.f);
+    std::vector<std::int32_t> denoms(ids.size(), 0);
+    if (with_statistics) store.adc_statistics(grads, denoms);
     Bytes mine;
     Writer w(mine);
-    for (std::size_t i = 0; i < share.ids.size(); ++i)
-        w.put(Candidate{share.ids[i], stats.grad_accum[i], stats.denom[i], actions[i]});
+    for (std::size_t i = 0; i < ids.size(); ++i) w.put(Candidate{ids[i], grads[i], denoms[i], actions[i]});
     std::vector<Candidate> all;
     for (const Bytes& b : all_gather(comm, mine)) {
         Reader r(b);
@@ -33,16 +37,17 @@ std::vector<Candidate> gather_by_id(Communicator& comm, const Share& share, cons
 
 }  // namespace
 
-DensifyCounts densify_adc_ranks(Communicator& comm, Share& share, DensifyStats& stats,
-                                const AdcConfig& config, double extent, long step, std::uint64_t seed) {
-    const std::size_t n = share.scene.size();
-    RADIANT_CHECK(stats.grad_accum.size() == n && share.ids.size() == n,
-                  "densify_adc_ranks: statistics or ids do not match the share");
+DensifyCounts densify_adc_ranks(Communicator& comm, ShareStore& store, const AdcConfig& config, double extent,
+                                long step, std::uint64_t seed) {
+    const std::vector<std::uint64_t>& ids = store.ids();
+    const std::size_t n = ids.size();
     AdcRule rule = adc_rule(config, extent, step);
-    std::vector<std::uint32_t> actions = adc_actions(share.scene, stats, rule);
-    std::vector<Candidate> all = gather_by_id(comm, share, stats, actions);
+    std::vector<std::uint32_t> actions = store.adc_actions(rule);
+    RADIANT_CHECK(actions.size() == n, "densify_adc_ranks: actions and ids do not match the share");
+    const bool capped = config.max_gaussians > 0;
+    std::vector<Candidate> all = gather_by_id(comm, store, actions, capped);
     DensifyCounts counts;
-    if (config.max_gaussians > 0) {
+    if (capped) {
         // The cap ranks the candidates of the whole scene, in one process's order.
         std::vector<float> grads(all.size());
         std::vector<std::int32_t> denoms(all.size());
@@ -57,40 +62,39 @@ DensifyCounts densify_adc_ranks(Communicator& comm, Share& share, DensifyStats& 
         if (t != rule.grad_threshold) {
             rule.grad_threshold = t;
             counts.capped = true;
-            actions = adc_actions(share.scene, stats, rule);
-            all = gather_by_id(comm, share, stats, actions);
+            actions = store.adc_actions(rule);
+            all = gather_by_id(comm, store, actions, false);
         }
     }
     // New ids: each Gaussian's outputs start where one process's apply_plan would put them.
-    std::vector<std::uint64_t> first_new_id(n);
+    std::vector<std::uint64_t> new_ids;
     {
         std::uint64_t next = 0;
         std::size_t i = 0;  // the share is in increasing id, as `all` is
         for (const Candidate& c : all) {
-            if (i < n && share.ids[i] == c.id) first_new_id[i++] = next;
-            next += adc_outputs(c.action);
+            const int outputs = adc_outputs(c.action);
+            if (i < n && ids[i] == c.id) {
+                ++i;
+                for (int k = 0; k < outputs; ++k) new_ids.push_back(next + std::uint64_t(k));
+            }
+            next += std::uint64_t(outputs);
             if (c.action & kAdcClone) ++counts.clone;
             if (c.action & kAdcSplit) ++counts.split;
             if (c.action & kAdcPrune) ++counts.prune;
         }
         RADIANT_CHECK(i == n, "densify_adc_ranks: the share's ids are not in increasing order");
     }
-    DensifyPlan plan;
-    plan.seed = seed;
-    plan.capped = counts.capped;
-    plan.prune.assign(n, 0);
-    std::vector<std::uint64_t> new_ids;
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::uint32_t a = actions[i];
-        if (a & kAdcClone) plan.clone.push_back(std::int32_t(i));
-        if (a & kAdcSplit) plan.split.push_back(std::int32_t(i));
-        plan.prune[i] = (a & kAdcPrune) ? 1 : 0;
-        for (int k = 0; k < adc_outputs(a); ++k) new_ids.push_back(first_new_id[i] + std::uint64_t(k));
-    }
-    apply_plan(plan, share.scene, share.adam, stats, &share.ids);
-    RADIANT_CHECK(new_ids.size() == share.scene.size(), "densify_adc_ranks: outputs and ids disagree");
-    share.ids = std::move(new_ids);
-    rebalance(comm, share);
+    store.apply_adc(actions, seed, std::move(new_ids));
+    rebalance(comm, store);
+    return counts;
+}
+
+DensifyCounts densify_adc_ranks(Communicator& comm, Share& share, DensifyStats& stats,
+                                const AdcConfig& config, double extent, long step, std::uint64_t seed) {
+    RADIANT_CHECK(stats.grad_accum.size() == share.scene.size() && share.ids.size() == share.scene.size(),
+                  "densify_adc_ranks: statistics or ids do not match the share");
+    const DensifyCounts counts =
+        densify_adc_ranks(comm, *host_store(share, stats), config, extent, step, seed);
     stats.reset(share.scene.size());
     return counts;
 }

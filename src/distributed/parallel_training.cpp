@@ -77,6 +77,7 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
     }
     const std::unique_ptr<ShareStages> stages = make_share_stages(c.backend, views);
     stages->load(share, stats);
+    const std::unique_ptr<ShareStore> store = stages->in_place(share, stats);
     // The host share is current until a step runs on stages that keep it elsewhere.
     bool host_current = true;
     auto on_host = [&] {
@@ -161,37 +162,32 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
 
         const auto densify_start = std::chrono::steady_clock::now();
         if (mcmc) {
-            // Relocation and growth, then the noise every step, keyed by id so that a Gaussian draws the
-            // same on any rank.
+            // Relocation and growth (on the host), then the noise every step (where the share is), keyed by
+            // id so that a Gaussian draws the same on any rank.
             const McmcConfig& m = c.mcmc;
-            on_host();
-            if (step < m.stop && step > m.start && step % m.interval == 0)
+            if (step < m.stop && step > m.start && step % m.interval == 0) {
+                on_host();
                 densify_mcmc_ranks(comm, share, stats, m, c.seed + std::uint64_t(step));
-            add_position_noise(share.scene, m.noise_lr * in.lr.means,
-                               c.seed ^ (std::uint64_t(step) << 32 | 0x5eedull), &share.ids);
-            stages->load(share, stats);
-        } else {
-            // ADC and the opacity reset, on the steps the single-process trainer takes them.
-            const AdcConfig& a = c.adc;
-            const bool densify = step < a.stop && step > a.start && step % a.interval == 0;
-            const bool reset = step < a.stop && a.reset_every > 0 && step % a.reset_every == 0 &&
-                               c.steps - step >= a.reset_every / 2;
-            if (densify || reset) on_host();
-            if (densify)
-                densify_adc_ranks(comm, share, stats, a, c.extent, step, c.seed + std::uint64_t(step));
-            if (reset) {
-                DensifyPlan plan;
-                plan.reset_opacity = 0.01;
-                apply_plan(plan, share.scene, share.adam, stats);
+                stages->load(share, stats);
             }
-            if (densify || reset) stages->load(share, stats);
+            store->add_noise(m.noise_lr * in.lr.means, c.seed ^ (std::uint64_t(step) << 32 | 0x5eedull));
+        } else {
+            // ADC and the opacity reset, on the steps the single-process trainer takes them, where the share
+            // is.
+            const AdcConfig& a = c.adc;
+            if (step < a.stop && step > a.start && step % a.interval == 0)
+                densify_adc_ranks(comm, *store, a, c.extent, step, c.seed + std::uint64_t(step));
+            if (step < a.stop && a.reset_every > 0 && step % a.reset_every == 0 &&
+                c.steps - step >= a.reset_every / 2)
+                store->reset_opacity(0.01);
         }
+        host_current = false;  // the stages' share may have changed in place
         result.densify_seconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - densify_start).count();
         // One small all-reduce gives every rank the scene's size and whether any rank was asked to stop.
         bool stop = false;
         if (c.on_step || c.stop) {
-            std::vector<double> now{c.stop && c.stop() ? 1.0 : 0.0, double(share.scene.size())};
+            std::vector<double> now{c.stop && c.stop() ? 1.0 : 0.0, double(share.ids.size())};
             comm.all_reduce_sum(now);
             stop = now[0] > 0 && step < c.steps;
             if (c.on_step) c.on_step(step, r.loss, std::size_t(now[1]));

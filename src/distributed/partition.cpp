@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <compare>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <utility>
 
+#include "radiant/distributed/share_store.hpp"
 #include "wire.hpp"
 
 namespace radiant::distributed {
@@ -28,49 +30,31 @@ std::uint64_t spread_bits(std::uint64_t v) {  // 21 bits → every third of 63
     return v;
 }
 
-// Row j of the result is row rows[order[j]] of `kept`, or where order[j] ≥ rows.size() row
-// order[j] − rows.size() of `arrived`: the rows of `kept` named by `rows` followed by every row of `arrived`,
-// permuted.
-Scene permuted_pair(const Scene& kept, const std::vector<std::size_t>& rows, const Scene& arrived,
-                    const std::vector<std::size_t>& order) {
+// Rows i of `from` to rows j of `to`, by the permutation order (to[j] = from[order[j]]).
+Scene permuted(const Scene& from, const std::vector<std::size_t>& order) {
     Scene to;
-    to.sh_degree = kept.sh_degree;
+    to.sh_degree = from.sh_degree;
     to.resize(order.size());
     std::vector<std::vector<float>*> dst_arrays;
     for_each_array(to, [&](std::vector<float>& a, std::size_t) { dst_arrays.push_back(&a); });
-    std::vector<const std::vector<float>*> arrived_arrays;
-    for_each_array(arrived, [&](const std::vector<float>& a, std::size_t) { arrived_arrays.push_back(&a); });
     std::size_t a = 0;
-    for_each_array(kept, [&](const std::vector<float>& s, std::size_t width) {
-        std::vector<float>& d = *dst_arrays[a];
-        const std::vector<float>& in = *arrived_arrays[a++];
-        for (std::size_t j = 0; j < order.size(); ++j) {
-            const std::size_t k = order[j];
-            const float* from =
-                k < rows.size() ? s.data() + rows[k] * width : in.data() + (k - rows.size()) * width;
-            std::copy_n(from, width, d.begin() + std::ptrdiff_t(j * width));
-        }
+    for_each_array(from, [&](const std::vector<float>& s, std::size_t width) {
+        std::vector<float>& d = *dst_arrays[a++];
+        for (std::size_t j = 0; j < order.size(); ++j)
+            std::copy_n(s.data() + order[j] * width, width, d.begin() + std::ptrdiff_t(j * width));
     });
     return to;
 }
 
-// Rows i of `from` to rows j of `to`, by the permutation order (to[j] = from[order[j]]).
-Scene permuted(const Scene& from, const std::vector<std::size_t>& order) {
-    std::vector<std::size_t> all(from.size());
-    std::iota(all.begin(), all.end(), std::size_t(0));
-    Scene none;
-    none.sh_degree = from.sh_degree;
-    return permuted_pair(from, all, none, order);
-}
-
-void local_bounds(const Scene& s, Vec3<double>& lo, Vec3<double>& hi) {
+// The box of means [3N].
+void local_bounds(const std::vector<float>& means, Vec3<double>& lo, Vec3<double>& hi) {
     constexpr double inf = std::numeric_limits<double>::infinity();
     lo = {inf, inf, inf};
     hi = {-inf, -inf, -inf};
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const Vec3<float> m = s.mean(i);
-        lo = {std::min(lo.x, double(m.x)), std::min(lo.y, double(m.y)), std::min(lo.z, double(m.z))};
-        hi = {std::max(hi.x, double(m.x)), std::max(hi.y, double(m.y)), std::max(hi.z, double(m.z))};
+    for (std::size_t i = 0; i + 2 < means.size(); i += 3) {
+        const Vec3<double> m{means[i], means[i + 1], means[i + 2]};
+        lo = {std::min(lo.x, m.x), std::min(lo.y, m.y), std::min(lo.z, m.z)};
+        hi = {std::max(hi.x, m.x), std::max(hi.y, m.y), std::max(hi.z, m.z)};
     }
 }
 
@@ -120,19 +104,28 @@ int owner_of(std::size_t position, std::size_t n, int ranks) {
 
 }  // namespace
 
-std::vector<std::uint64_t> morton_keys(const Scene& scene, const Vec3<double>& lo, const Vec3<double>& hi) {
+namespace {
+
+std::vector<std::uint64_t> morton_keys_of(const std::vector<float>& means, const Vec3<double>& lo,
+                                          const Vec3<double>& hi) {
     constexpr double cells = double(1 << 21);
     auto cell = [&](float v, double l, double h) {
         const double t = h > l ? (double(v) - l) / (h - l) : 0.0;
         return std::uint64_t(std::clamp(std::isfinite(t) ? t * cells : 0.0, 0.0, cells - 1));
     };
-    std::vector<std::uint64_t> keys(scene.size());
-    for (std::size_t i = 0; i < scene.size(); ++i) {
-        const Vec3<float> m = scene.mean(i);
-        keys[i] = spread_bits(cell(m.x, lo.x, hi.x)) | spread_bits(cell(m.y, lo.y, hi.y)) << 1 |
-                  spread_bits(cell(m.z, lo.z, hi.z)) << 2;
+    std::vector<std::uint64_t> keys(means.size() / 3);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        const float* m = means.data() + 3 * i;
+        keys[i] = spread_bits(cell(m[0], lo.x, hi.x)) | spread_bits(cell(m[1], lo.y, hi.y)) << 1 |
+                  spread_bits(cell(m[2], lo.z, hi.z)) << 2;
     }
     return keys;
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> morton_keys(const Scene& scene, const Vec3<double>& lo, const Vec3<double>& hi) {
+    return morton_keys_of(scene.means, lo, hi);
 }
 
 std::size_t run_start(std::size_t n, int rank, int ranks) {
@@ -147,7 +140,7 @@ std::vector<std::size_t> rows_of(const Scene& scene, const std::vector<std::uint
     RADIANT_CHECK(ranks >= 1 && rank >= 0 && rank < ranks, "a share: rank out of range");
     RADIANT_CHECK(ids.size() == scene.size(), "a share: ids and Gaussians disagree");
     Vec3<double> lo, hi;
-    local_bounds(scene, lo, hi);
+    local_bounds(scene.means, lo, hi);
     const std::vector<std::uint64_t> keys = morton_keys(scene, lo, hi);
     std::vector<std::size_t> order(scene.size());
     std::iota(order.begin(), order.end(), std::size_t(0));
@@ -198,13 +191,17 @@ Share share_of(const TrainState& whole, const std::vector<std::uint64_t>& ids, i
     return s;
 }
 
-void rebalance(Communicator& comm, Share& share) {
+void rebalance(Communicator& comm, ShareStore& store) {
     const int ranks = comm.size();
-    const std::size_t n_local = share.scene.size();
-    RADIANT_CHECK(share.ids.size() == n_local, "rebalance: ids and Gaussians disagree");
+    const std::vector<std::uint64_t>& ids = store.ids();
+    const std::size_t n_local = ids.size();
+    // One rank owns every place of the order: nothing can move.
+    if (ranks == 1 && std::adjacent_find(ids.begin(), ids.end(), std::greater_equal<>()) == ids.end()) return;
+    const std::vector<float> means = store.means();
+    RADIANT_CHECK(means.size() == 3 * n_local, "rebalance: ids and Gaussians disagree");
     // The box of every rank's means, then the global (key, id) order.
     Vec3<double> lo, hi;
-    local_bounds(share.scene, lo, hi);
+    local_bounds(means, lo, hi);
     Bytes box;
     Writer(box).put(lo);
     Writer(box).put(hi);
@@ -214,10 +211,10 @@ void rebalance(Communicator& comm, Share& share) {
         lo = {std::min(lo.x, l.x), std::min(lo.y, l.y), std::min(lo.z, l.z)};
         hi = {std::max(hi.x, h.x), std::max(hi.y, h.y), std::max(hi.z, h.z)};
     }
-    const std::vector<std::uint64_t> keys = morton_keys(share.scene, lo, hi);
+    const std::vector<std::uint64_t> keys = morton_keys_of(means, lo, hi);
     Bytes mine;
     Writer w(mine);
-    for (std::size_t i = 0; i < n_local; ++i) w.put(Key{keys[i], share.ids[i]});
+    for (std::size_t i = 0; i < n_local; ++i) w.put(Key{keys[i], ids[i]});
     std::vector<Key> all;
     for (const Bytes& b : all_gather(comm, mine)) {
         Reader r(b);
@@ -230,42 +227,55 @@ void rebalance(Communicator& comm, Share& share) {
     if (const auto twice = std::adjacent_find(all_ids.begin(), all_ids.end()); twice != all_ids.end())
         throw Error("rebalance: Gaussian id " + std::to_string(*twice) + " is held by two ranks");
     // Each Gaussian, with its moments, to the rank whose run holds its place in that order. Those that stay
-    // do not travel: after a densification most stay, and with one rank all do.
-    std::vector<Bytes> out(static_cast<std::size_t>(ranks));
-    std::vector<Writer> to;
-    for (Bytes& b : out) to.emplace_back(b);
-    std::vector<std::size_t> stay;
+    // do not travel: after a densification most stay.
+    std::vector<std::vector<std::uint32_t>> leaving(static_cast<std::size_t>(ranks));
+    std::vector<std::uint32_t> stay;
     stay.reserve(n_local);
     for (std::size_t i = 0; i < n_local; ++i) {
         const std::size_t position =
-            std::size_t(std::lower_bound(all.begin(), all.end(), Key{keys[i], share.ids[i]}) - all.begin());
+            std::size_t(std::lower_bound(all.begin(), all.end(), Key{keys[i], ids[i]}) - all.begin());
         const int owner = owner_of(position, all.size(), ranks);
-        if (owner == comm.rank()) {
-            stay.push_back(i);
-            continue;
+        (owner == comm.rank() ? stay : leaving[std::size_t(owner)]).push_back(std::uint32_t(i));
+    }
+    std::vector<Bytes> out(static_cast<std::size_t>(ranks));
+    for (int d = 0; d < ranks; ++d) {
+        const std::vector<std::uint32_t>& rows = leaving[std::size_t(d)];
+        if (rows.empty()) continue;
+        Scene p, m, v;
+        store.rows(rows, p, m, v);
+        Writer to(out[std::size_t(d)]);
+        for (std::size_t k = 0; k < rows.size(); ++k) {
+            to.put(ids[rows[k]]);
+            put_row(to, p, k);
+            put_row(to, m, k);
+            put_row(to, v, k);
         }
-        Writer& dst = to[std::size_t(owner)];
-        dst.put(share.ids[i]);
-        put_row(dst, share.scene, i);
-        put_row(dst, share.adam.m, i);
-        put_row(dst, share.adam.v, i);
     }
     const std::vector<Bytes> in = comm.all_to_all(std::move(out));
     Scene scene, m, v;
-    const std::vector<std::uint64_t> arrived = read_gaussians(in, share.scene.sh_degree, {&scene, &m, &v});
-    if (arrived.empty() && stay.size() == n_local && std::is_sorted(share.ids.begin(), share.ids.end()))
+    const std::vector<std::uint64_t> arrived = read_gaussians(in, store.sh_degree(), {&scene, &m, &v});
+    if (arrived.empty() && stay.size() == n_local && std::is_sorted(ids.begin(), ids.end()))
         return;  // nothing moved
     // The share: the rows that stayed (in id order already) and those that arrived, in id order.
-    std::vector<std::uint64_t> ids;
-    ids.reserve(stay.size() + arrived.size());
-    for (std::size_t i : stay) ids.push_back(share.ids[i]);
-    ids.insert(ids.end(), arrived.begin(), arrived.end());
-    const std::vector<std::size_t> order = id_order(ids, "rebalance");
-    share.scene = permuted_pair(share.scene, stay, scene, order);
-    share.adam.m = permuted_pair(share.adam.m, stay, m, order);
-    share.adam.v = permuted_pair(share.adam.v, stay, v, order);
-    share.ids.resize(ids.size());
-    for (std::size_t k = 0; k < ids.size(); ++k) share.ids[k] = ids[order[k]];
+    std::vector<std::uint64_t> next;
+    next.reserve(stay.size() + arrived.size());
+    for (std::uint32_t i : stay) next.push_back(ids[i]);
+    next.insert(next.end(), arrived.begin(), arrived.end());
+    const std::vector<std::size_t> order = id_order(next, "rebalance");
+    std::vector<std::uint32_t> from(order.size());
+    std::vector<std::uint64_t> sorted(order.size());
+    for (std::size_t j = 0; j < order.size(); ++j) {
+        const std::size_t k = order[j];
+        from[j] = k < stay.size() ? stay[k] : std::uint32_t(n_local + (k - stay.size()));
+        sorted[j] = next[k];
+    }
+    store.rearrange(from, scene, m, v, std::move(sorted));
+}
+
+void rebalance(Communicator& comm, Share& share) {
+    DensifyStats unused;
+    unused.reset(share.scene.size());
+    rebalance(comm, *host_store(share, unused));
 }
 
 Scene merge(Communicator& comm, const Share& share, std::vector<std::uint64_t>* ids_out) {

@@ -8,8 +8,11 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <numeric>
+#include <random>
 
 #include "distributed/fixture.hpp"
+#include "radiant/distributed/densify_ranks.hpp"
 #include "radiant/distributed/parallel_training.hpp"
 #include "radiant/distributed/share_stages.hpp"
 #include "radiant/render/cuda/cuda_check.hpp"
@@ -239,6 +242,98 @@ TEST(GpuShareStages, AStoppedLoopContinuesFromItsSavedState) {
     ASSERT_EQ(stopped.losses.size() + continued.losses.size(), whole.losses.size());
     EXPECT_NEAR(continued.losses.back(), whole.losses.back(), 0.02 * whole.losses.back());
     EXPECT_NEAR(double(continued.scene.size()) / double(whole.scene.size()), 1.0, 0.02);
+}
+
+// Densification where the GPU stages keep the share (issue 25: no download and upload of every rank's whole
+// share): ADC with its rebalance (Gaussians moving between 2 ranks), under a cap, then the opacity reset and
+// MCMC's noise, leave what the host share gives, on 1 and 2 ranks — the same ids and counts, parameters and
+// moments within the GPU's float rounding of a split's draw.
+TEST(GpuShareStages, DensifyingOnTheGpuIsDensifyingOnTheHost) {
+    if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+    const test_data::Fixture f = quantised(false);
+    const std::vector<BatchView> views = views_of(f);
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> u(0.f, 1.f);
+    // Statistics and moments of every Gaussian by id, so that each rank's share draws the same.
+    const std::size_t n = f.start.size();
+    DensifyStats whole_stats;
+    whole_stats.reset(n);
+    AdamState whole_adam;
+    whole_adam.reset_like(f.start);
+    for (std::size_t i = 0; i < n; ++i) {
+        whole_stats.grad_accum[i] = 4e-4f * u(rng);
+        whole_stats.denom[i] = 1 + int(i % 3);
+        whole_stats.max_radii[i] = 40 * u(rng);
+    }
+    for (std::vector<float>* a : {&whole_adam.m.means, &whole_adam.v.sh, &whole_adam.m.opacity_logits})
+        for (float& v : *a) v = u(rng);
+    // A cap with room for about half of what the free rule would add.
+    const DensifyPlan free = plan_adc(f.start, whole_stats, AdcConfig{}, 1.0, 600, 77);
+    ASSERT_GT(free.split.size() + free.clone.size(), 10u);
+    for (std::size_t cap : {std::size_t(0), n + (free.split.size() + free.clone.size()) / 2}) {
+        for (int ranks : {1, 2}) {
+            std::vector<Share> host(static_cast<std::size_t>(ranks)), gpu(static_cast<std::size_t>(ranks));
+            std::vector<DensifyCounts> host_counts(static_cast<std::size_t>(ranks)),
+                gpu_counts(static_cast<std::size_t>(ranks));
+            run_in_process(ranks, [&](Communicator& comm) {
+                const std::size_t r = std::size_t(comm.rank());
+                std::vector<std::uint64_t> ids(n);
+                std::iota(ids.begin(), ids.end(), std::uint64_t(0));
+                TrainState whole;
+                whole.params = f.start;
+                whole.adam = whole_adam;
+                whole.stats = whole_stats;
+                AdcConfig adc;
+                adc.max_gaussians = cap;
+                DensifyStats stats;
+                Share share = share_of(whole, ids, comm.rank(), ranks, stats);
+                const DensifyStats stats0 = stats;
+                // On the host.
+                Share& h = host[r];
+                h = share;
+                DensifyStats hs = stats;
+                host_counts[r] = densify_adc_ranks(comm, h, hs, adc, 1.0, 600, 77);
+                DensifyPlan reset;
+                reset.reset_opacity = 0.01;
+                apply_plan(reset, h.scene, h.adam, hs);
+                add_position_noise(h.scene, 1e-3, 91, &h.ids);
+                // On the GPU, in place.
+                Share& g = gpu[r];
+                g = share;
+                DensifyStats gs = stats0;
+                const auto stages = make_share_stages("cuda", views);
+                stages->load(g, gs);
+                const auto store = stages->in_place(g, gs);
+                gpu_counts[r] = densify_adc_ranks(comm, *store, adc, 1.0, 600, 77);
+                store->reset_opacity(0.01);
+                store->add_noise(1e-3, 91);
+                stages->store(g, gs);
+                EXPECT_EQ(gs.grad_accum.size(), g.scene.size());
+                EXPECT_EQ(*std::max_element(gs.denom.begin(), gs.denom.end()), 0);
+            });
+            for (int r = 0; r < ranks; ++r) {
+                const std::size_t k = std::size_t(r);
+                SCOPED_TRACE(::testing::Message() << ranks << " ranks, rank " << r << ", cap " << cap);
+                EXPECT_EQ(gpu_counts[k].split, host_counts[k].split);
+                EXPECT_EQ(gpu_counts[k].clone, host_counts[k].clone);
+                EXPECT_EQ(gpu_counts[k].prune, host_counts[k].prune);
+                EXPECT_EQ(gpu_counts[k].capped, cap > 0);
+                EXPECT_GT(host_counts[k].split + host_counts[k].clone, 0u);
+                ASSERT_EQ(gpu[k].ids, host[k].ids);
+                EXPECT_LT(relative_diff(host[k].scene, gpu[k].scene), 1e-5);
+                EXPECT_LT(relative_diff(host[k].adam.m, gpu[k].adam.m), 1e-6);
+                EXPECT_LT(relative_diff(host[k].adam.v, gpu[k].adam.v), 1e-6);
+            }
+            if (ranks == 2) {
+                // Densification moved Gaussians between the ranks (rows and rearrange ran).
+                std::printf("[gpu densify] cap %zu: %zu + %zu Gaussians after (%zu before)\n", cap,
+                            gpu[0].ids.size(), gpu[1].ids.size(), n);
+                EXPECT_LE(std::max(gpu[0].ids.size(), gpu[1].ids.size()) -
+                              std::min(gpu[0].ids.size(), gpu[1].ids.size()),
+                          1u);
+            }
+        }
+    }
 }
 
 }  // namespace

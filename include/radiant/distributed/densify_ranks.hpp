@@ -18,6 +18,10 @@ namespace radiant::distributed {
 // rank, the same on each.
 DensifyCounts densify_adc_ranks(Communicator& comm, Share& share, DensifyStats& stats,
                                 const AdcConfig& config, double extent, long step, std::uint64_t seed);
+// The same where the share's stages keep it (its statistics there restart).
+class ShareStore;  // share_store.hpp
+DensifyCounts densify_adc_ranks(Communicator& comm, ShareStore& store, const AdcConfig& config, double extent,
+                                long step, std::uint64_t seed);
 
 // MCMC's relocation and growth over ranks, as one process decides and applies them (plan_mcmc, apply_plan)
 // on the scene laid out in id order: the opacities are gathered, every rank draws the same global plan, the

@@ -34,8 +34,11 @@ Share share_of(const TrainState& whole, const std::vector<std::uint64_t>& ids, i
                DensifyStats& stats);
 
 // Deals the ranks' Gaussians out again (after densification changed their counts), with their moments, into
-// equal runs of the global (Morton key, id) order. Every rank calls it; none is lost or duplicated.
+// equal runs of the global (Morton key, id) order. Every rank calls it; none is lost or duplicated. Only the
+// Gaussians that change rank travel; a store's statistics restart when its share changes.
 void rebalance(Communicator& comm, Share& share);
+class ShareStore;  // share_store.hpp
+void rebalance(Communicator& comm, ShareStore& store);
 
 // The whole scene on every rank, in increasing id (ids_out, when given, receives them).
 Scene merge(Communicator& comm, const Share& share, std::vector<std::uint64_t>* ids_out = nullptr);

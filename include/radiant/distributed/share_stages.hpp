@@ -12,6 +12,7 @@
 #include "radiant/distributed/communicator.hpp"
 #include "radiant/distributed/gaussian_parallel.hpp"
 #include "radiant/distributed/partition.hpp"
+#include "radiant/distributed/share_store.hpp"
 #include "radiant/train/densify.hpp"
 
 namespace radiant::distributed {
@@ -34,6 +35,12 @@ class ShareStages {
     // on the host share need neither.
     virtual void load(const Share& /*share*/, const DensifyStats& /*stats*/) {}
     virtual void store(Share& /*share*/, DensifyStats& /*stats*/) {}
+    // The share where these stages keep it, for densification, the opacity reset and MCMC's noise without a
+    // store() and load() around them (the host share, or the GPU's copy; share.ids stay current either way).
+    // Valid until the stages or `share` go; after a load() it sees what was loaded.
+    virtual std::unique_ptr<ShareStore> in_place(Share& share, DensifyStats& stats) {
+        return host_store(share, stats);
+    }
 
     virtual void begin(Share& share, const BatchStepInput& in) = 0;
     // Projects the share into view b and keeps what the view sees (for the renderer, and for the backward);

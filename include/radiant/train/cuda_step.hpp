@@ -102,7 +102,8 @@ class CudaStep {
     DensifyTotals densify_adc(const AdcRule& rule, std::uint64_t seed, std::size_t max_size = 0);
     void reset_opacity(double value);
     DensifyTotals densify_mcmc(const McmcConfig& config, std::uint64_t seed);
-    void add_noise(double scale, std::uint64_t seed);
+    // keys (device, one a Gaussian; null: the index) key each Gaussian's draw, as a split's in apply_adc.
+    void add_noise(double scale, std::uint64_t seed, const std::uint64_t* keys = nullptr);
 
     // One step against the set_target image with the L1 loss alone (the benchmark's step); returns the loss.
     double step(const Camera& camera, const RenderSettings& settings, const LearningRates& lr,
@@ -137,6 +138,18 @@ class CudaStep {
                          const float* grads, std::size_t count);
     void apply_batch(const LearningRates& lr, const AdamConfig& config, double opacity_reg, double scale_reg,
                      double count);
+    // Densification over ranks, its decisions taken on the host over every rank's Gaussians: each Gaussian's
+    // ADC action (kAdc* flags) under `rule`; the scene after those actions (as densify_adc writes it, a
+    // split's draws keyed by `keys`, device memory, one a Gaussian); the means [3N]; rows `which` with their
+    // moments; and the scene whose row j is row from[j] (from[j] < size()) or arriving row from[j] − size().
+    // The statistics restart after apply_adc and rearrange.
+    std::vector<std::uint32_t> adc_actions(const AdcRule& rule);
+    void apply_adc(const std::vector<std::uint32_t>& actions, std::uint64_t seed, const std::uint64_t* keys);
+    std::vector<float> means() const;
+    void rows(const std::vector<std::uint32_t>& which, Scene& params, Scene& m, Scene& v);
+    void rearrange(const std::vector<std::uint32_t>& from, const Scene& params, const Scene& m,
+                   const Scene& v);
+
     // Waits for the work queued so far, before another stream or the host reads what it wrote.
     void synchronize();
 

@@ -73,7 +73,7 @@ DensifyTotals CudaStep::densify_adc(const AdcRule& rule_in, std::uint64_t seed, 
     d.next_v.resize_discard(out_n, d.sh_degree);
     launch_adc_write(d.params.view(), d.m.view(), d.v.view(), d.next_params.view(), d.next_m.view(),
                      d.next_v.view(), d.n, sh_coeff_count(d.sh_degree), d.actions.data(), d.offsets.data(),
-                     seed, d.stream);
+                     seed, nullptr, d.stream);
     d.params.swap(d.next_params);
     d.m.swap(d.next_m);
     d.v.swap(d.next_v);
@@ -144,9 +144,9 @@ DensifyTotals CudaStep::densify_mcmc(const McmcConfig& c, std::uint64_t seed) {
     return t;
 }
 
-void CudaStep::add_noise(double scale, std::uint64_t seed) {
+void CudaStep::add_noise(double scale, std::uint64_t seed, const std::uint64_t* keys) {
     Impl& d = *impl_;
-    launch_mcmc_noise(d.params.view(), d.n, float(scale), seed, d.stream);
+    launch_mcmc_noise(d.params.view(), d.n, float(scale), seed, keys, d.stream);
 }
 
 }  // namespace radiant

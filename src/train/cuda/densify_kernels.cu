@@ -109,16 +109,17 @@ __global__ void adc_actions_kernel(GaussianArrays p, DensifyStatsView st, std::s
 __global__ void adc_write_kernel(GaussianArrays p, GaussianArrays m, GaussianArrays v, GaussianArrays op,
                                  GaussianArrays om, GaussianArrays ov, std::size_t n, int sh_coeffs,
                                  const std::uint32_t* actions, const std::uint32_t* offsets,
-                                 std::uint64_t seed) {
+                                 std::uint64_t seed, const std::uint64_t* keys) {
     const std::size_t i = thread_index();
     if (i >= n) return;
     const std::uint32_t a = actions[i];
+    const std::uint64_t key = keys ? keys[i] : std::uint64_t(i);
     std::size_t o = offsets[i];
     if (a & kAdcSplit) {
         for (int copy = 0; copy < 2; ++copy, ++o) {
             copy_gaussian(p, i, op, o, sh_coeffs);
             Vec3<float> mean, log_scale;
-            split_child(load3(p.means, i), load3(p.log_scales, i), load4(p.quats, i), seed, i, copy, mean,
+            split_child(load3(p.means, i), load3(p.log_scales, i), load4(p.quats, i), seed, key, copy, mean,
                         log_scale);
             store3(op.means, o, mean);
             store3(op.log_scales, o, log_scale);
@@ -208,12 +209,30 @@ __global__ void copy_gaussians_kernel(GaussianArrays p, GaussianArrays m, Gaussi
     zero_gaussian(v, to, sh_coeffs);
 }
 
-__global__ void mcmc_noise_kernel(GaussianArrays p, std::size_t n, float scale, std::uint64_t seed) {
+__global__ void mcmc_noise_kernel(GaussianArrays p, std::size_t n, float scale, std::uint64_t seed,
+                                  const std::uint64_t* keys) {
     const std::size_t i = thread_index();
     if (i >= n) return;
-    const Vec3<float> d =
-        mcmc_noise_offset(load3(p.log_scales, i), load4(p.quats, i), p.opacity_logits[i], scale, seed, i);
+    const Vec3<float> d = mcmc_noise_offset(load3(p.log_scales, i), load4(p.quats, i), p.opacity_logits[i],
+                                            scale, seed, keys ? keys[i] : std::uint64_t(i));
     store3(p.means, i, load3(p.means, i) + d);
+}
+
+// Row j of `out` (parameters and both moments) is row from[j] of `a` when from[j] < na, else row
+// from[j] − na of `b`.
+__global__ void gather_gaussians_kernel(GaussianArrays a, GaussianArrays am, GaussianArrays av,
+                                        std::size_t na, GaussianArrays b, GaussianArrays bm,
+                                        GaussianArrays bv, const std::uint32_t* from, std::size_t count,
+                                        int sh_coeffs, GaussianArrays out, GaussianArrays om,
+                                        GaussianArrays ov) {
+    const std::size_t j = thread_index();
+    if (j >= count) return;
+    const std::size_t f = from[j];
+    const bool first = f < na;
+    const std::size_t row = first ? f : f - na;
+    copy_gaussian(first ? a : b, row, out, j, sh_coeffs);
+    copy_gaussian(first ? am : bm, row, om, j, sh_coeffs);
+    copy_gaussian(first ? av : bv, row, ov, j, sh_coeffs);
 }
 
 }  // namespace
@@ -244,10 +263,10 @@ void launch_adc_actions(GaussianArrays params, DensifyStatsView stats, std::size
 void launch_adc_write(GaussianArrays params, GaussianArrays m, GaussianArrays v, GaussianArrays out_params,
                       GaussianArrays out_m, GaussianArrays out_v, std::size_t n, int sh_coeffs,
                       const std::uint32_t* actions, const std::uint32_t* offsets, std::uint64_t seed,
-                      cudaStream_t stream) {
+                      const std::uint64_t* keys, cudaStream_t stream) {
     if (n == 0) return;
     adc_write_kernel<<<blocks_for(n), kBlock, 0, stream>>>(params, m, v, out_params, out_m, out_v, n,
-                                                           sh_coeffs, actions, offsets, seed);
+                                                           sh_coeffs, actions, offsets, seed, keys);
     RADIANT_CUDA_CHECK_LAUNCH("adc_write_kernel");
 }
 
@@ -299,10 +318,18 @@ void launch_copy_gaussians(GaussianArrays params, GaussianArrays m, GaussianArra
 }
 
 void launch_mcmc_noise(GaussianArrays params, std::size_t n, float scale, std::uint64_t seed,
-                       cudaStream_t stream) {
+                       const std::uint64_t* keys, cudaStream_t stream) {
     if (n == 0) return;
-    mcmc_noise_kernel<<<blocks_for(n), kBlock, 0, stream>>>(params, n, scale, seed);
+    mcmc_noise_kernel<<<blocks_for(n), kBlock, 0, stream>>>(params, n, scale, seed, keys);
     RADIANT_CUDA_CHECK_LAUNCH("mcmc_noise_kernel");
+}
+
+void launch_gather_gaussians(GaussianMoments a, std::size_t na, GaussianMoments b, const std::uint32_t* from,
+                             std::size_t count, int sh_coeffs, GaussianMoments out, cudaStream_t stream) {
+    if (count == 0) return;
+    gather_gaussians_kernel<<<blocks_for(count), kBlock, 0, stream>>>(
+        a.params, a.m, a.v, na, b.params, b.m, b.v, from, count, sh_coeffs, out.params, out.m, out.v);
+    RADIANT_CUDA_CHECK_LAUNCH("gather_gaussians_kernel");
 }
 
 }  // namespace radiant::cuda

@@ -145,11 +145,11 @@ void launch_adc_actions(GaussianArrays params, DensifyStatsView stats, std::size
                         std::uint32_t* actions, std::uint32_t* counts, std::uint32_t* totals,
                         cudaStream_t stream);
 // ADC, second pass: writes the kept, cloned and split Gaussians at their scanned offsets into `out` (new
-// Adam moments zero for copies and children).
+// Adam moments zero for copies and children). A split's draws are keyed by keys[i] (null: by i).
 void launch_adc_write(GaussianArrays params, GaussianArrays m, GaussianArrays v, GaussianArrays out_params,
                       GaussianArrays out_m, GaussianArrays out_v, std::size_t n, int sh_coeffs,
                       const std::uint32_t* actions, const std::uint32_t* offsets, std::uint64_t seed,
-                      cudaStream_t stream);
+                      const std::uint64_t* keys, cudaStream_t stream);
 
 void launch_reset_opacity(float* opacity_logits, float* m, float* v, std::size_t n, float cap_logit,
                           cudaStream_t stream);
@@ -171,7 +171,16 @@ void launch_mcmc_correct(GaussianArrays params, GaussianArrays m, GaussianArrays
 void launch_copy_gaussians(GaussianArrays params, GaussianArrays m, GaussianArrays v, int sh_coeffs,
                            const std::int32_t* dst, std::size_t dst_base, const std::int32_t* src,
                            std::size_t count, cudaStream_t stream);
+// Each Gaussian's draw keyed by keys[i] (null: by i).
 void launch_mcmc_noise(GaussianArrays params, std::size_t n, float scale, std::uint64_t seed,
-                       cudaStream_t stream);
+                       const std::uint64_t* keys, cudaStream_t stream);
+
+// Parameters with both Adam moments.
+struct GaussianMoments {
+    GaussianArrays params, m, v;
+};
+// Row j of `out` is row from[j] of `a` (its first na rows) or, where from[j] ≥ na, row from[j] − na of `b`.
+void launch_gather_gaussians(GaussianMoments a, std::size_t na, GaussianMoments b, const std::uint32_t* from,
+                             std::size_t count, int sh_coeffs, GaussianMoments out, cudaStream_t stream);
 
 }  // namespace radiant::cuda

@@ -115,6 +115,7 @@ struct CudaStep::Impl {
     // Gaussian-parallel training: the records of a view in increasing id (render_splats)
     DeviceBuffer<std::uint64_t> merge_ids{&counter};
     DeviceBuffer<std::uint32_t> merge_from{&counter}, merge_order{&counter};
+    DeviceBuffer<std::uint32_t> row_from{&counter};  // rows()/rearrange(): where each row comes from
     DeviceBuffer<unsigned> bad{&counter};
     double* pinned_loss = nullptr;
     // per-image appearance (issue 22): every image's parameters and moments; one image's gradient; the

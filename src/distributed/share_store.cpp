@@ -1,0 +1,108 @@
+#include "radiant/distributed/share_store.hpp"
+
+#include "radiant/core/error.hpp"
+#include "wire.hpp"
+
+namespace radiant::distributed {
+namespace {
+
+class HostStore final : public ShareStore {
+  public:
+    HostStore(Share& share, DensifyStats& stats) : share_(share), stats_(stats) {}
+
+    const std::vector<std::uint64_t>& ids() const override { return share_.ids; }
+    int sh_degree() const override { return share_.scene.sh_degree; }
+
+    std::vector<std::uint32_t> adc_actions(const AdcRule& rule) override {
+        return radiant::adc_actions(share_.scene, stats_, rule);
+    }
+    void adc_statistics(std::vector<float>& grad_accum, std::vector<std::int32_t>& denom) override {
+        grad_accum = stats_.grad_accum;
+        denom = stats_.denom;
+    }
+
+    void apply_adc(const std::vector<std::uint32_t>& actions, std::uint64_t seed,
+                   std::vector<std::uint64_t> new_ids) override {
+        const std::size_t n = share_.scene.size();
+        RADIANT_CHECK(actions.size() == n, "apply_adc: one action per Gaussian");
+        DensifyPlan plan;
+        plan.seed = seed;
+        plan.prune.assign(n, 0);
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::uint32_t a = actions[i];
+            if (a & kAdcClone) plan.clone.push_back(std::int32_t(i));
+            if (a & kAdcSplit) plan.split.push_back(std::int32_t(i));
+            plan.prune[i] = (a & kAdcPrune) ? 1 : 0;
+        }
+        apply_plan(plan, share_.scene, share_.adam, stats_, &share_.ids);
+        RADIANT_CHECK(new_ids.size() == share_.scene.size(), "apply_adc: outputs and ids disagree");
+        share_.ids = std::move(new_ids);
+    }
+
+    void reset_opacity(double value) override {
+        DensifyPlan plan;
+        plan.reset_opacity = value;
+        apply_plan(plan, share_.scene, share_.adam, stats_);
+    }
+
+    void add_noise(double scale, std::uint64_t seed) override {
+        add_position_noise(share_.scene, scale, seed, &share_.ids);
+    }
+
+    std::vector<float> means() override { return share_.scene.means; }
+
+    void rows(const std::vector<std::uint32_t>& which, Scene& params, Scene& m, Scene& v) override {
+        params = pick(share_.scene, which, nullptr);
+        m = pick(share_.adam.m, which, nullptr);
+        v = pick(share_.adam.v, which, nullptr);
+    }
+
+    void rearrange(const std::vector<std::uint32_t>& from, const Scene& params, const Scene& m,
+                   const Scene& v, std::vector<std::uint64_t> ids) override {
+        RADIANT_CHECK(ids.size() == from.size(), "rearrange: one id a row");
+        share_.scene = pick(share_.scene, from, &params);
+        share_.adam.m = pick(share_.adam.m, from, &m);
+        share_.adam.v = pick(share_.adam.v, from, &v);
+        share_.ids = std::move(ids);
+        stats_.reset(share_.scene.size());
+    }
+
+  private:
+    // Row j: row from[j] of `own`, or where from[j] ≥ own.size() row from[j] − own.size() of `arrived`.
+    static Scene pick(const Scene& own, const std::vector<std::uint32_t>& from, const Scene* arrived) {
+        const std::size_t n = own.size();
+        Scene to;
+        to.sh_degree = own.sh_degree;
+        to.resize(from.size());
+        std::vector<std::vector<float>*> dst;
+        for_each_array(to, [&](std::vector<float>& a, std::size_t) { dst.push_back(&a); });
+        std::vector<const std::vector<float>*> in;
+        if (arrived)
+            for_each_array(*arrived, [&](const std::vector<float>& a, std::size_t) { in.push_back(&a); });
+        std::size_t k = 0;
+        for_each_array(own, [&](const std::vector<float>& s, std::size_t width) {
+            std::vector<float>& d = *dst[k];
+            const std::vector<float>* other = arrived ? in[k] : nullptr;
+            ++k;
+            for (std::size_t j = 0; j < from.size(); ++j) {
+                const std::size_t f = from[j];
+                RADIANT_CHECK(f < n || (other && (f - n + 1) * width <= other->size()),
+                              "a share's row that is neither held nor arriving");
+                const float* src = f < n ? s.data() + f * width : other->data() + (f - n) * width;
+                std::copy_n(src, width, d.begin() + std::ptrdiff_t(j * width));
+            }
+        });
+        return to;
+    }
+
+    Share& share_;
+    DensifyStats& stats_;
+};
+
+}  // namespace
+
+std::unique_ptr<ShareStore> host_store(Share& share, DensifyStats& stats) {
+    return std::make_unique<HostStore>(share, stats);
+}
+
+}  // namespace radiant::distributed
