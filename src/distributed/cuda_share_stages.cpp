@@ -49,6 +49,8 @@ class DeviceStore final : public ShareStore {
         set_ids(std::move(new_ids));
     }
     void reset_opacity(double value) override { step_.reset_opacity(value); }
+    std::vector<float> opacity_logits() override { return step_.opacity_logits(); }
+    void mcmc_correct(const std::vector<std::uint32_t>& draws) override { step_.mcmc_correct(draws); }
     void add_noise(double scale, std::uint64_t seed) override { step_.add_noise(scale, seed, ids_.data()); }
     std::vector<float> means() override { return step_.means(); }
     void rows(const std::vector<std::uint32_t>& which, Scene& params, Scene& m, Scene& v) override {

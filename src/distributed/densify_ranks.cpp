@@ -1,6 +1,7 @@
 #include "radiant/distributed/densify_ranks.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 #include "radiant/core/adc_cap.hpp"
 #include "radiant/distributed/share_store.hpp"
@@ -31,7 +32,9 @@ std::vector<Candidate> gather_by_id(Communicator& comm, ShareStore& store,
         Reader r(b);
         while (!r.done()) all.push_back(r.get<Candidate>());
     }
-    std::sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) { return a.id < b.id; });
+    auto by_id = [](const Candidate& a, const Candidate& b) { return a.id < b.id; };
+    if (!std::is_sorted(all.begin(), all.end(), by_id))
+        std::sort(all.begin(), all.end(), by_id);  // one rank's is
     return all;
 }
 
@@ -99,17 +102,18 @@ DensifyCounts densify_adc_ranks(Communicator& comm, Share& share, DensifyStats& 
     return counts;
 }
 
-DensifyCounts densify_mcmc_ranks(Communicator& comm, Share& share, DensifyStats& stats,
-                                 const McmcConfig& config, std::uint64_t seed) {
-    Scene& p = share.scene;
-    const std::size_t n = p.size();
-    RADIANT_CHECK(share.ids.size() == n, "densify_mcmc_ranks: ids do not match the share");
+DensifyCounts densify_mcmc_ranks(Communicator& comm, ShareStore& store, const McmcConfig& config,
+                                 std::uint64_t seed) {
+    const std::vector<std::uint64_t>& ids = store.ids();
+    const std::size_t n = ids.size();
     // Every Gaussian's opacity, in id order: the scene's as one process holds it.
+    const std::vector<float> logits = store.opacity_logits();
+    RADIANT_CHECK(logits.size() == n, "densify_mcmc_ranks: ids do not match the share");
     Bytes mine;
     Writer w(mine);
     for (std::size_t i = 0; i < n; ++i) {
-        w.put(share.ids[i]);
-        w.put(p.opacity_logits[i]);
+        w.put(ids[i]);
+        w.put(logits[i]);
     }
     std::vector<std::pair<std::uint64_t, float>> all;
     for (const Bytes& b : all_gather(comm, mine)) {
@@ -132,29 +136,31 @@ DensifyCounts densify_mcmc_ranks(Communicator& comm, Share& share, DensifyStats&
     counts.add = plan.add_source.size();
 
     // The owners correct their sources: each loses opacity and scale for the copies made of it.
-    std::vector<int> copies(all.size(), 1);
-    for (std::int32_t s : plan.relocate_source) ++copies[std::size_t(s)];
-    for (std::int32_t s : plan.add_source) ++copies[std::size_t(s)];
-    auto reset_moments = [&](std::size_t i) {
-        zero_gaussian(share.adam.m, i);
-        zero_gaussian(share.adam.v, i);
-    };
-    Bytes sources;
-    Writer sw(sources);
+    std::vector<std::uint32_t> draws_of(all.size(), 0);
+    for (std::int32_t s : plan.relocate_source) ++draws_of[std::size_t(s)];
+    for (std::int32_t s : plan.add_source) ++draws_of[std::size_t(s)];
+    std::vector<std::uint32_t> draws(n, 0), sources;
     for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t g = std::size_t(share.ids[i]);
-        if (copies[g] == 1) continue;
-        mcmc_correct_source(p, i, copies[g]);
-        reset_moments(i);
-        sw.put(std::uint64_t(g));
-        put_row(sw, p, i);
+        draws[i] = draws_of[std::size_t(ids[i])];
+        if (draws[i] > 0) sources.push_back(std::uint32_t(i));
     }
+    store.mcmc_correct(draws);
     // Every corrected source, on every rank, before any dead Gaussian is overwritten (one process copies
     // from a snapshot taken at this point too).
+    Bytes sent;
+    {
+        Scene p, m, v;
+        store.rows(sources, p, m, v);
+        Writer sw(sent);
+        for (std::size_t k = 0; k < sources.size(); ++k) {
+            sw.put(ids[sources[k]]);
+            put_row(sw, p, k);
+        }
+    }
     Scene src;
-    src.sh_degree = p.sh_degree;
+    src.sh_degree = store.sh_degree();
     std::vector<std::size_t> slot(all.size(), std::size_t(-1));
-    for (const Bytes& b : all_gather(comm, sources)) {
+    for (const Bytes& b : all_gather(comm, sent)) {
         Reader r(b);
         while (!r.done()) {
             const auto g = std::size_t(r.get<std::uint64_t>());
@@ -163,28 +169,44 @@ DensifyCounts densify_mcmc_ranks(Communicator& comm, Share& share, DensifyStats&
             read_row(r, src, slot[g]);
         }
     }
-    auto copy_source = [&](std::size_t g, std::size_t i) {
+    // The share after: each dead Gaussian this rank holds takes its source's row, rank 0 appends the new
+    // ones; both with fresh moments.
+    std::vector<std::uint32_t> from(n);
+    std::iota(from.begin(), from.end(), std::uint32_t(0));
+    std::vector<std::uint64_t> next_ids = ids;
+    Scene arrived;
+    arrived.sh_degree = src.sh_degree;
+    auto take = [&](std::size_t g) {
         RADIANT_CHECK(slot[g] != std::size_t(-1), "densify_mcmc_ranks: a source no rank sent");
-        copy_gaussian(src, slot[g], p, i);
-        reset_moments(i);
+        const std::size_t k = arrived.size();
+        arrived.resize(k + 1);
+        copy_gaussian(src, slot[g], arrived, k);
+        return std::uint32_t(n + k);
     };
     std::vector<std::size_t> local(all.size(), std::size_t(-1));
-    for (std::size_t i = 0; i < n; ++i) local[std::size_t(share.ids[i])] = i;
+    for (std::size_t i = 0; i < n; ++i) local[std::size_t(ids[i])] = i;
     for (std::size_t r = 0; r < plan.relocate_dead.size(); ++r) {
         const std::size_t dead = std::size_t(plan.relocate_dead[r]);
-        if (local[dead] != std::size_t(-1)) copy_source(std::size_t(plan.relocate_source[r]), local[dead]);
+        if (local[dead] != std::size_t(-1)) from[local[dead]] = take(std::size_t(plan.relocate_source[r]));
     }
     if (comm.rank() == 0) {
         for (std::size_t a = 0; a < plan.add_source.size(); ++a) {
-            const std::size_t i = p.size();
-            p.resize(i + 1);
-            share.adam.m.resize(i + 1);
-            share.adam.v.resize(i + 1);
-            share.ids.push_back(std::uint64_t(all.size() + a));
-            copy_source(std::size_t(plan.add_source[a]), i);
+            from.push_back(take(std::size_t(plan.add_source[a])));
+            next_ids.push_back(std::uint64_t(all.size() + a));
         }
     }
-    rebalance(comm, share);
+    Scene zeros;
+    zeros.sh_degree = arrived.sh_degree;
+    zeros.resize(arrived.size());
+    store.rearrange(from, arrived, zeros, zeros, std::move(next_ids));
+    rebalance(comm, store);
+    return counts;
+}
+
+DensifyCounts densify_mcmc_ranks(Communicator& comm, Share& share, DensifyStats& stats,
+                                 const McmcConfig& config, std::uint64_t seed) {
+    RADIANT_CHECK(share.ids.size() == share.scene.size(), "densify_mcmc_ranks: ids do not match the share");
+    const DensifyCounts counts = densify_mcmc_ranks(comm, *host_store(share, stats), config, seed);
     stats.reset(share.scene.size());
     return counts;
 }

@@ -162,14 +162,11 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
 
         const auto densify_start = std::chrono::steady_clock::now();
         if (mcmc) {
-            // Relocation and growth (on the host), then the noise every step (where the share is), keyed by
-            // id so that a Gaussian draws the same on any rank.
+            // Relocation and growth, then the noise every step, where the share is; the noise keyed by id so
+            // that a Gaussian draws the same on any rank.
             const McmcConfig& m = c.mcmc;
-            if (step < m.stop && step > m.start && step % m.interval == 0) {
-                on_host();
-                densify_mcmc_ranks(comm, share, stats, m, c.seed + std::uint64_t(step));
-                stages->load(share, stats);
-            }
+            if (step < m.stop && step > m.start && step % m.interval == 0)
+                densify_mcmc_ranks(comm, *store, m, c.seed + std::uint64_t(step));
             store->add_noise(m.noise_lr * in.lr.means, c.seed ^ (std::uint64_t(step) << 32 | 0x5eedull));
         } else {
             // ADC and the opacity reset, on the steps the single-process trainer takes them, where the share

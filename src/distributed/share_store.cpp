@@ -45,6 +45,18 @@ class HostStore final : public ShareStore {
         apply_plan(plan, share_.scene, share_.adam, stats_);
     }
 
+    std::vector<float> opacity_logits() override { return share_.scene.opacity_logits; }
+
+    void mcmc_correct(const std::vector<std::uint32_t>& draws) override {
+        RADIANT_CHECK(draws.size() == share_.scene.size(), "mcmc_correct: one count per Gaussian");
+        for (std::size_t i = 0; i < draws.size(); ++i) {
+            if (draws[i] == 0) continue;
+            mcmc_correct_source(share_.scene, i, int(draws[i]) + 1);
+            zero_gaussian(share_.adam.m, i);
+            zero_gaussian(share_.adam.v, i);
+        }
+    }
+
     void add_noise(double scale, std::uint64_t seed) override {
         add_position_noise(share_.scene, scale, seed, &share_.ids);
     }

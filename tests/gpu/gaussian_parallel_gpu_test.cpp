@@ -245,9 +245,10 @@ TEST(GpuShareStages, AStoppedLoopContinuesFromItsSavedState) {
 }
 
 // Densification where the GPU stages keep the share (issue 25: no download and upload of every rank's whole
-// share): ADC with its rebalance (Gaussians moving between 2 ranks), under a cap, then the opacity reset and
-// MCMC's noise, leave what the host share gives, on 1 and 2 ranks — the same ids and counts, parameters and
-// moments within the GPU's float rounding of a split's draw.
+// share): ADC with its rebalance (Gaussians moving between 2 ranks), free and under a cap, then the opacity
+// reset, MCMC's noise and its relocation and growth, leave what the host share gives, on 1 and 2 ranks — the
+// same ids and counts, parameters and moments within the GPU's float rounding (a split's draw, the MCMC
+// correction).
 TEST(GpuShareStages, DensifyingOnTheGpuIsDensifyingOnTheHost) {
     if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
     const test_data::Fixture f = quantised(false);
@@ -274,7 +275,8 @@ TEST(GpuShareStages, DensifyingOnTheGpuIsDensifyingOnTheHost) {
         for (int ranks : {1, 2}) {
             std::vector<Share> host(static_cast<std::size_t>(ranks)), gpu(static_cast<std::size_t>(ranks));
             std::vector<DensifyCounts> host_counts(static_cast<std::size_t>(ranks)),
-                gpu_counts(static_cast<std::size_t>(ranks));
+                gpu_counts(static_cast<std::size_t>(ranks)), host_mcmc(static_cast<std::size_t>(ranks)),
+                gpu_mcmc(static_cast<std::size_t>(ranks));
             run_in_process(ranks, [&](Communicator& comm) {
                 const std::size_t r = std::size_t(comm.rank());
                 std::vector<std::uint64_t> ids(n);
@@ -285,6 +287,8 @@ TEST(GpuShareStages, DensifyingOnTheGpuIsDensifyingOnTheHost) {
                 whole.stats = whole_stats;
                 AdcConfig adc;
                 adc.max_gaussians = cap;
+                McmcConfig mcmc;
+                mcmc.min_opacity = 0.3;  // some dead ones to relocate
                 DensifyStats stats;
                 Share share = share_of(whole, ids, comm.rank(), ranks, stats);
                 const DensifyStats stats0 = stats;
@@ -293,6 +297,7 @@ TEST(GpuShareStages, DensifyingOnTheGpuIsDensifyingOnTheHost) {
                 h = share;
                 DensifyStats hs = stats;
                 host_counts[r] = densify_adc_ranks(comm, h, hs, adc, 1.0, 600, 77);
+                host_mcmc[r] = densify_mcmc_ranks(comm, h, hs, mcmc, 55);
                 DensifyPlan reset;
                 reset.reset_opacity = 0.01;
                 apply_plan(reset, h.scene, h.adam, hs);
@@ -305,6 +310,7 @@ TEST(GpuShareStages, DensifyingOnTheGpuIsDensifyingOnTheHost) {
                 stages->load(g, gs);
                 const auto store = stages->in_place(g, gs);
                 gpu_counts[r] = densify_adc_ranks(comm, *store, adc, 1.0, 600, 77);
+                gpu_mcmc[r] = densify_mcmc_ranks(comm, *store, mcmc, 55);
                 store->reset_opacity(0.01);
                 store->add_noise(1e-3, 91);
                 stages->store(g, gs);
@@ -319,6 +325,10 @@ TEST(GpuShareStages, DensifyingOnTheGpuIsDensifyingOnTheHost) {
                 EXPECT_EQ(gpu_counts[k].prune, host_counts[k].prune);
                 EXPECT_EQ(gpu_counts[k].capped, cap > 0);
                 EXPECT_GT(host_counts[k].split + host_counts[k].clone, 0u);
+                EXPECT_EQ(gpu_mcmc[k].relocate, host_mcmc[k].relocate);
+                EXPECT_EQ(gpu_mcmc[k].add, host_mcmc[k].add);
+                EXPECT_GT(host_mcmc[k].relocate, 0u);
+                EXPECT_GT(host_mcmc[k].add, 0u);
                 ASSERT_EQ(gpu[k].ids, host[k].ids);
                 EXPECT_LT(relative_diff(host[k].scene, gpu[k].scene), 1e-5);
                 EXPECT_LT(relative_diff(host[k].adam.m, gpu[k].adam.m), 1e-6);

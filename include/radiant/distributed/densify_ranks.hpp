@@ -31,5 +31,8 @@ DensifyCounts densify_adc_ranks(Communicator& comm, ShareStore& store, const Adc
 // `stats` is reset at the share's new size. Returns the counts (relocate, add), the same on every rank.
 DensifyCounts densify_mcmc_ranks(Communicator& comm, Share& share, DensifyStats& stats,
                                  const McmcConfig& config, std::uint64_t seed);
+// The same where the share's stages keep it.
+DensifyCounts densify_mcmc_ranks(Communicator& comm, ShareStore& store, const McmcConfig& config,
+                                 std::uint64_t seed);
 
 }  // namespace radiant::distributed

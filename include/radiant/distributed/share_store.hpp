@@ -29,6 +29,11 @@ class ShareStore {
                            std::vector<std::uint64_t> new_ids) = 0;
     // ADC's opacity reset: opacities at most `value`, their moments zero; the statistics restart.
     virtual void reset_opacity(double value) = 0;
+    // The opacity logits [N].
+    virtual std::vector<float> opacity_logits() = 0;
+    // MCMC's correction of each Gaussian drawn draws[i] > 0 times as a source (mcmc_correct_source with
+    // 1 + draws[i] copies), its moments zeroed.
+    virtual void mcmc_correct(const std::vector<std::uint32_t>& draws) = 0;
     // MCMC's position noise, each Gaussian's draw keyed by its id.
     virtual void add_noise(double scale, std::uint64_t seed) = 0;
     // The means [3N].

@@ -146,6 +146,9 @@ class CudaStep {
     std::vector<std::uint32_t> adc_actions(const AdcRule& rule);
     void apply_adc(const std::vector<std::uint32_t>& actions, std::uint64_t seed, const std::uint64_t* keys);
     std::vector<float> means() const;
+    std::vector<float> opacity_logits() const;
+    // MCMC's correction of each Gaussian drawn draws[i] > 0 times as a source, as densify_mcmc corrects it.
+    void mcmc_correct(const std::vector<std::uint32_t>& draws);
     void rows(const std::vector<std::uint32_t>& which, Scene& params, Scene& m, Scene& v);
     void rearrange(const std::vector<std::uint32_t>& from, const Scene& params, const Scene& m,
                    const Scene& v);

@@ -48,6 +48,19 @@ std::vector<float> CudaStep::means() const {
     return impl_->params.means.download(impl_->stream);
 }
 
+std::vector<float> CudaStep::opacity_logits() const {
+    return impl_->params.opacity_logits.download(impl_->stream);
+}
+
+void CudaStep::mcmc_correct(const std::vector<std::uint32_t>& draws) {
+    Impl& d = *impl_;
+    RADIANT_CHECK(draws.size() == d.n, "mcmc_correct: one count per Gaussian");
+    d.copies.upload(draws, d.stream);
+    launch_mcmc_correct(d.params.view(), d.m.view(), d.v.view(), d.n, sh_coeff_count(d.sh_degree),
+                        d.copies.data(), d.stream);
+    RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));
+}
+
 void CudaStep::rows(const std::vector<std::uint32_t>& which, Scene& params, Scene& m, Scene& v) {
     Impl& d = *impl_;
     for (std::uint32_t i : which) RADIANT_CHECK(i < d.n, "rows: a Gaussian past the scene's end");
