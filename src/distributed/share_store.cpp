@@ -23,18 +23,8 @@ class HostStore final : public ShareStore {
 
     void apply_adc(const std::vector<std::uint32_t>& actions, std::uint64_t seed,
                    std::vector<std::uint64_t> new_ids) override {
-        const std::size_t n = share_.scene.size();
-        RADIANT_CHECK(actions.size() == n, "apply_adc: one action per Gaussian");
-        DensifyPlan plan;
-        plan.seed = seed;
-        plan.prune.assign(n, 0);
-        for (std::size_t i = 0; i < n; ++i) {
-            const std::uint32_t a = actions[i];
-            if (a & kAdcClone) plan.clone.push_back(std::int32_t(i));
-            if (a & kAdcSplit) plan.split.push_back(std::int32_t(i));
-            plan.prune[i] = (a & kAdcPrune) ? 1 : 0;
-        }
-        apply_plan(plan, share_.scene, share_.adam, stats_, &share_.ids);
+        RADIANT_CHECK(actions.size() == share_.scene.size(), "apply_adc: one action per Gaussian");
+        apply_plan(adc_plan_of(actions, seed), share_.scene, share_.adam, stats_, &share_.ids);
         RADIANT_CHECK(new_ids.size() == share_.scene.size(), "apply_adc: outputs and ids disagree");
         share_.ids = std::move(new_ids);
     }

@@ -110,23 +110,29 @@ std::vector<std::uint32_t> adc_actions(const Scene& s, const DensifyStats& st, c
 
 DensifyPlan plan_adc(const Scene& s, const DensifyStats& st, const AdcConfig& c, double extent, long step,
                      std::uint64_t seed) {
-    DensifyPlan plan;
-    plan.seed = seed;
-    const std::size_t n = s.size();
-    RADIANT_CHECK(st.grad_accum.size() == n, "densify statistics do not match the scene");
+    RADIANT_CHECK(st.grad_accum.size() == s.size(), "densify statistics do not match the scene");
     AdcRule rule = adc_rule(c, extent, step);
     std::vector<std::uint32_t> actions = adc_actions(s, st, rule);
+    bool capped = false;
     if (c.max_gaussians > 0) {
         const float t =
             adc_capped_threshold(st.grad_accum, st.denom, actions, rule.grad_threshold, c.max_gaussians);
         if (t != rule.grad_threshold) {
             rule.grad_threshold = t;
-            plan.capped = true;
+            capped = true;
             actions = adc_actions(s, st, rule);
         }
     }
-    plan.prune.assign(n, 0);
-    for (std::size_t i = 0; i < n; ++i) {
+    DensifyPlan plan = adc_plan_of(actions, seed);
+    plan.capped = capped;
+    return plan;
+}
+
+DensifyPlan adc_plan_of(const std::vector<std::uint32_t>& actions, std::uint64_t seed) {
+    DensifyPlan plan;
+    plan.seed = seed;
+    plan.prune.assign(actions.size(), 0);
+    for (std::size_t i = 0; i < actions.size(); ++i) {
         const std::uint32_t a = actions[i];
         if (a & kAdcClone) plan.clone.push_back(std::int32_t(i));
         if (a & kAdcSplit) plan.split.push_back(std::int32_t(i));

@@ -73,6 +73,8 @@ AdcRule adc_rule(const AdcConfig& config, double extent, long step);
 // Each Gaussian's AdcAction bits under `rule` (plan_adc's first half; the Gaussian-parallel trainer takes
 // the cap's threshold over every rank's Gaussians before it).
 std::vector<std::uint32_t> adc_actions(const Scene& scene, const DensifyStats& stats, const AdcRule& rule);
+// The plan that carries out per-Gaussian ADC actions (kAdc* flags).
+DensifyPlan adc_plan_of(const std::vector<std::uint32_t>& actions, std::uint64_t seed);
 DensifyPlan plan_adc(const Scene& scene, const DensifyStats& stats, const AdcConfig& config, double extent,
                      long step, std::uint64_t seed);
 // MCMC's regularisers λ_o·mean(opacity) + λ_s·mean(scale) over a scene of `count` Gaussians, of which `scene`

@@ -23,6 +23,17 @@ void CudaStep::Impl::inclusive_scan(const double* in, double* out, std::size_t c
     RADIANT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(scan_scratch.data(), bytes, in, out, count, stream));
 }
 
+void CudaStep::Impl::write_adc(std::size_t out_n, std::uint64_t seed, const std::uint64_t* keys) {
+    for (DeviceArrays* a : {&next_params, &next_m, &next_v}) a->resize_discard(out_n, sh_degree);
+    launch_adc_write(params.view(), m.view(), v.view(), next_params.view(), next_m.view(), next_v.view(), n,
+                     sh_coeff_count(sh_degree), actions.data(), offsets.data(), seed, keys, stream);
+    params.swap(next_params);
+    m.swap(next_m);
+    v.swap(next_v);
+    n = out_n;
+    resized();
+}
+
 namespace {
 
 template <class T>
@@ -68,17 +79,7 @@ DensifyTotals CudaStep::densify_adc(const AdcRule& rule_in, std::uint64_t seed, 
             adc_capped_threshold(d.grad_accum.download(d.stream), d.denom.download(d.stream),
                                  d.actions.download(d.stream), rule.grad_threshold, max_size);
     }
-    d.next_params.resize_discard(out_n, d.sh_degree);
-    d.next_m.resize_discard(out_n, d.sh_degree);
-    d.next_v.resize_discard(out_n, d.sh_degree);
-    launch_adc_write(d.params.view(), d.m.view(), d.v.view(), d.next_params.view(), d.next_m.view(),
-                     d.next_v.view(), d.n, sh_coeff_count(d.sh_degree), d.actions.data(), d.offsets.data(),
-                     seed, nullptr, d.stream);
-    d.params.swap(d.next_params);
-    d.m.swap(d.next_m);
-    d.v.swap(d.next_v);
-    d.n = out_n;
-    d.resized();
+    d.write_adc(out_n, seed, nullptr);
     return t;
 }
 

@@ -30,17 +30,7 @@ void CudaStep::apply_adc(const std::vector<std::uint32_t>& actions, std::uint64_
     const std::size_t out_n = offsets[d.n];
     d.actions.upload(actions, d.stream);
     d.offsets.upload(offsets, d.stream);
-    d.next_params.resize_discard(out_n, d.sh_degree);
-    d.next_m.resize_discard(out_n, d.sh_degree);
-    d.next_v.resize_discard(out_n, d.sh_degree);
-    launch_adc_write(d.params.view(), d.m.view(), d.v.view(), d.next_params.view(), d.next_m.view(),
-                     d.next_v.view(), d.n, sh_coeff_count(d.sh_degree), d.actions.data(), d.offsets.data(),
-                     seed, keys, d.stream);
-    d.params.swap(d.next_params);
-    d.m.swap(d.next_m);
-    d.v.swap(d.next_v);
-    d.n = out_n;
-    d.resized();
+    d.write_adc(out_n, seed, keys);
     RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));  // before `actions` and `offsets` go
 }
 

@@ -203,6 +203,9 @@ struct CudaStep::Impl {
         norms.resize_discard(n);
         reset_stats();
     }
+    // ADC's outputs (`actions`, scanned into `offsets`: out_n in all) in place of the scene; a split's draws
+    // keyed by keys[i] (null: i).
+    void write_adc(std::size_t out_n, std::uint64_t seed, const std::uint64_t* keys);
     // Exclusive prefix sum of counts[0..count) into out (CUB), scratch grown as needed.
     void exclusive_scan(const std::uint32_t* in, std::uint32_t* out, std::size_t count);
     void inclusive_scan(const double* in, double* out, std::size_t count);
