@@ -30,22 +30,6 @@ std::uint64_t spread_bits(std::uint64_t v) {  // 21 bits → every third of 63
     return v;
 }
 
-// Rows i of `from` to rows j of `to`, by the permutation order (to[j] = from[order[j]]).
-Scene permuted(const Scene& from, const std::vector<std::size_t>& order) {
-    Scene to;
-    to.sh_degree = from.sh_degree;
-    to.resize(order.size());
-    std::vector<std::vector<float>*> dst_arrays;
-    for_each_array(to, [&](std::vector<float>& a, std::size_t) { dst_arrays.push_back(&a); });
-    std::size_t a = 0;
-    for_each_array(from, [&](const std::vector<float>& s, std::size_t width) {
-        std::vector<float>& d = *dst_arrays[a++];
-        for (std::size_t j = 0; j < order.size(); ++j)
-            std::copy_n(s.data() + order[j] * width, width, d.begin() + std::ptrdiff_t(j * width));
-    });
-    return to;
-}
-
 // The box of means [3N].
 void local_bounds(const std::vector<float>& means, Vec3<double>& lo, Vec3<double>& hi) {
     constexpr double inf = std::numeric_limits<double>::infinity();
@@ -160,7 +144,7 @@ Share initial_share(const Scene& scene, int rank, int ranks) {
     std::iota(ids.begin(), ids.end(), std::uint64_t(0));
     const std::vector<std::size_t> mine = rows_of(scene, ids, rank, ranks);
     Share s;
-    s.scene = permuted(scene, mine);
+    s.scene = gather_rows(scene, mine);
     s.ids.assign(mine.begin(), mine.end());
     s.adam.reset_like(s.scene);
     return s;
@@ -176,9 +160,9 @@ Share share_of(const TrainState& whole, const std::vector<std::uint64_t>& ids, i
                   "a share: the saved moments or statistics do not match the Gaussians");
     const std::vector<std::size_t> mine = rows_of(whole.params, ids, rank, ranks);
     Share s;
-    s.scene = permuted(whole.params, mine);
-    s.adam.m = permuted(whole.adam.m, mine);
-    s.adam.v = permuted(whole.adam.v, mine);
+    s.scene = gather_rows(whole.params, mine);
+    s.adam.m = gather_rows(whole.adam.m, mine);
+    s.adam.v = gather_rows(whole.adam.v, mine);
     s.adam.step = whole.adam.step;
     s.ids.resize(mine.size());
     stats.reset(mine.size());
@@ -293,7 +277,7 @@ Scene merge(Communicator& comm, const Share& share, std::vector<std::uint64_t>* 
         ids_out->resize(ids.size());
         for (std::size_t k = 0; k < ids.size(); ++k) (*ids_out)[k] = ids[order[k]];
     }
-    return permuted(scene, order);
+    return gather_rows(scene, order);
 }
 
 TrainState merge_state(Communicator& comm, const Share& share, const DensifyStats& stats,
@@ -334,9 +318,9 @@ TrainState merge_state(Communicator& comm, const Share& share, const DensifyStat
     }
     RADIANT_CHECK(j == ids.size(), "merge_state: fewer statistics than Gaussians");
     const std::vector<std::size_t> order = id_order(ids, "merge_state");
-    state.params = permuted(scene, order);
-    state.adam.m = permuted(m, order);
-    state.adam.v = permuted(v, order);
+    state.params = gather_rows(scene, order);
+    state.adam.m = gather_rows(m, order);
+    state.adam.v = gather_rows(v, order);
     state.adam.step = share.adam.step;
     state.stats.reset(ids.size());
     ids_out.resize(ids.size());

@@ -54,49 +54,22 @@ class HostStore final : public ShareStore {
     std::vector<float> means() override { return share_.scene.means; }
 
     void rows(const std::vector<std::uint32_t>& which, Scene& params, Scene& m, Scene& v) override {
-        params = pick(share_.scene, which, nullptr);
-        m = pick(share_.adam.m, which, nullptr);
-        v = pick(share_.adam.v, which, nullptr);
+        params = gather_rows(share_.scene, which);
+        m = gather_rows(share_.adam.m, which);
+        v = gather_rows(share_.adam.v, which);
     }
 
     void rearrange(const std::vector<std::uint32_t>& from, const Scene& params, const Scene& m,
                    const Scene& v, std::vector<std::uint64_t> ids) override {
         RADIANT_CHECK(ids.size() == from.size(), "rearrange: one id a row");
-        share_.scene = pick(share_.scene, from, &params);
-        share_.adam.m = pick(share_.adam.m, from, &m);
-        share_.adam.v = pick(share_.adam.v, from, &v);
+        share_.scene = gather_rows(share_.scene, from, &params);
+        share_.adam.m = gather_rows(share_.adam.m, from, &m);
+        share_.adam.v = gather_rows(share_.adam.v, from, &v);
         share_.ids = std::move(ids);
         stats_.reset(share_.scene.size());
     }
 
   private:
-    // Row j: row from[j] of `own`, or where from[j] ≥ own.size() row from[j] − own.size() of `arrived`.
-    static Scene pick(const Scene& own, const std::vector<std::uint32_t>& from, const Scene* arrived) {
-        const std::size_t n = own.size();
-        Scene to;
-        to.sh_degree = own.sh_degree;
-        to.resize(from.size());
-        std::vector<std::vector<float>*> dst;
-        for_each_array(to, [&](std::vector<float>& a, std::size_t) { dst.push_back(&a); });
-        std::vector<const std::vector<float>*> in;
-        if (arrived)
-            for_each_array(*arrived, [&](const std::vector<float>& a, std::size_t) { in.push_back(&a); });
-        std::size_t k = 0;
-        for_each_array(own, [&](const std::vector<float>& s, std::size_t width) {
-            std::vector<float>& d = *dst[k];
-            const std::vector<float>* other = arrived ? in[k] : nullptr;
-            ++k;
-            for (std::size_t j = 0; j < from.size(); ++j) {
-                const std::size_t f = from[j];
-                RADIANT_CHECK(f < n || (other && (f - n + 1) * width <= other->size()),
-                              "a share's row that is neither held nor arriving");
-                const float* src = f < n ? s.data() + f * width : other->data() + (f - n) * width;
-                std::copy_n(src, width, d.begin() + std::ptrdiff_t(j * width));
-            }
-        });
-        return to;
-    }
-
     Share& share_;
     DensifyStats& stats_;
 };

@@ -1,6 +1,7 @@
 #pragma once
 // Plain values in and out of the byte buffers ranks exchange. Both ends are the same build on the same kind
 // of machine, so values travel in their memory layout.
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -78,6 +79,36 @@ inline void put_row(Writer& w, const Scene& s, std::size_t i) {
 
 inline void read_row(Reader& r, Scene& s, std::size_t i) {
     for_each_array(s, [&](std::vector<float>& a, std::size_t width) { r.get(a.data() + i * width, width); });
+}
+
+// Row j of the result is row from[j] of `own`, or, where from[j] ≥ own.size(), row from[j] − own.size() of
+// `arrived` (the same SH degree).
+template <class Index>
+Scene gather_rows(const Scene& own, const std::vector<Index>& from, const Scene* arrived = nullptr) {
+    const std::size_t n = own.size();
+    for (const Index f : from)
+        RADIANT_CHECK(std::size_t(f) < n + (arrived ? arrived->size() : 0),
+                      "a share's row that is neither held nor arriving");
+    Scene to;
+    to.sh_degree = own.sh_degree;
+    to.resize(from.size());
+    std::vector<std::vector<float>*> dst;
+    for_each_array(to, [&](std::vector<float>& a, std::size_t) { dst.push_back(&a); });
+    std::vector<const std::vector<float>*> in;
+    if (arrived)
+        for_each_array(*arrived, [&](const std::vector<float>& a, std::size_t) { in.push_back(&a); });
+    std::size_t k = 0;
+    for_each_array(own, [&](const std::vector<float>& s, std::size_t width) {
+        std::vector<float>& d = *dst[k];
+        const float* other = arrived ? in[k]->data() : nullptr;
+        ++k;
+        for (std::size_t j = 0; j < from.size(); ++j) {
+            const std::size_t f = std::size_t(from[j]);
+            const float* src = f < n ? s.data() + f * width : other + (f - n) * width;
+            std::copy_n(src, width, d.begin() + std::ptrdiff_t(j * width));
+        }
+    });
+    return to;
 }
 
 }  // namespace radiant::distributed
