@@ -47,9 +47,10 @@ BatchStepResult batch_step(Communicator& comm, ShareStages& stages, Share& share
     stages.begin(share, in);
 
     // 1. Project the share into every view; each view's count goes to the rank rendering it, then what the
-    //    view sees, in place where the stages keep it.
+    //    view sees, in place where the stages keep it. The last view first: the backward below starts with
+    //    the first, whose projection the stages may still hold.
     std::vector<std::uint64_t> counts(views);
-    for (std::size_t b = 0; b < views; ++b) {
+    for (std::size_t b = views; b-- > 0;) {
         counts[b] = stages.project(share, in, b);
         result.sent_gaussians += counts[b];
     }

@@ -136,12 +136,14 @@ class CudaShareStages final : public ShareStages {
         while (sent_.size() < in.views.size()) sent_.emplace_back().set_counter(&counter_);
         while (received_.size() < in.views.size()) received_.emplace_back().set_counter(&counter_);
         step_.begin_batch();
+        projected_ = kNone;
     }
 
     std::size_t project(Share&, const BatchStepInput& in, std::size_t b) override {
         ViewBuffers& out = sent_[b];
         out.count = step_.project_share(*in.views[b].camera, in.settings, ids_.data(), out.index, out.ids,
                                         out.splats, out.footprints);
+        projected_ = b;
         step_.synchronize();  // before another stream sends them
         return out.count;
     }
@@ -203,8 +205,11 @@ class CudaShareStages final : public ShareStages {
     void backward(Share&, const BatchStepInput& in, std::size_t b, DensifyStats*) override {
         // The statistics stay on the GPU until store().
         ViewBuffers& out = sent_[b];
-        step_.add_splat_grads(*in.views[b].camera, in.settings, out.index.data(), out.grads.data(),
-                              out.count);
+        // The step's projection of view b is still the step's own when b was projected last (render() works
+        // in a rasterizer of its own).
+        step_.add_splat_grads(*in.views[b].camera, in.settings, out.index.data(), out.grads.data(), out.count,
+                              projected_ == b);
+        projected_ = b;
     }
 
     void update(Share&, const BatchStepInput& in, double count) override {
@@ -244,6 +249,8 @@ class CudaShareStages final : public ShareStages {
     cuda::MemoryCounter counter_;
     cuda::DeviceBuffer<std::uint64_t> ids_{&counter_};  // the share's ids, as load() was given them
     std::vector<ViewBuffers> sent_, received_;
+    static constexpr std::size_t kNone = ~std::size_t(0);
+    std::size_t projected_ = kNone;  // the batch view the step's rasterizer last projected the share into
 };
 
 }  // namespace

@@ -108,6 +108,7 @@ ParallelTrainConfig parallel_config(const TrainConfig& c, int ranks, double exte
     p.checkpoint_every = steps(c.checkpoint_every);
     p.output = c.output;
     p.backend = c.backend == "cpu" ? "cpu" : "cuda";
+    p.auto_tile_size = c.auto_tile_size;
     return p;
 }
 
@@ -179,6 +180,7 @@ TrainResult train_distributed(const TrainConfig& c, Communicator& comm, const st
     r.gaussians = run.scene.size();
     r.seconds = trained;
     if (!lead) return r;
+    if (!run.tiles.empty()) log_info("trained with {}", run.tiles);
     write_file_atomic((out / "config.json").string(), config_json);
     nlohmann::json j;
     if (!r.interrupted) {
@@ -199,8 +201,10 @@ TrainResult train_distributed(const TrainConfig& c, Communicator& comm, const st
     j["share_sizes"] = run.share_sizes;
     j["peak_device_bytes"] = run.peak_bytes;
     j["interrupted"] = r.interrupted;
-    // Where rank 0's training time went, in ms a step (the rest: checkpoints, the loop).
-    const double per = 1000.0 / double(std::max<long>(r.steps, 1));
+    if (!run.tiles.empty()) j["tiles"] = run.tiles;
+    // Where rank 0's training time went, in ms a step of this run (a resumed run's steps before it not
+    // counted; the rest: checkpoints, the loop).
+    const double per = 1000.0 / double(std::max<std::size_t>(run.losses.size(), 1));
     j["phase_ms"] = {
         {"project", run.seconds.project * per},      {"exchange", run.seconds.send * per},
         {"render", run.seconds.render * per},        {"exchange_back", run.seconds.send_back * per},

@@ -12,6 +12,7 @@
 #include "radiant/distributed/share_stages.hpp"
 #include "radiant/distributed/view_assignment.hpp"
 #include "radiant/io/ply.hpp"
+#include "radiant/train/tile_tuner.hpp"
 
 namespace radiant::distributed {
 namespace {
@@ -125,6 +126,10 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
         }
         return order[cursor++];
     };
+    // Tile edges by timing (GPU stages only: the CPU backend's sums run tile by tile, and its runs stay
+    // reproducible bit for bit).
+    const bool tune_tiles = c.auto_tile_size && c.backend == "cuda";
+    TileTuner tiles(c.settings.tile_size);
     ParallelTrainResult result;
     const long first = c.resume ? c.resume->step + 1 : 1;
     long done = first - 1;
@@ -144,6 +149,11 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
         if (mcmc) {
             in.opacity_reg = c.mcmc.opacity_reg;
             in.scale_reg = c.mcmc.scale_reg;
+        }
+        if (tune_tiles) {
+            // One edge a batch, timed at its first view's size (a capture's views usually share one).
+            const Camera& cam = *in.views.front().camera;
+            in.settings.tile_size = tiles.choose(cam.width, cam.height);
         }
         if (c.balance_views) {
             std::vector<double> estimate;
@@ -181,13 +191,17 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
         host_current = false;  // the stages' share may have changed in place
         result.densify_seconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - densify_start).count();
-        // One small all-reduce gives every rank the scene's size and whether any rank was asked to stop.
+        // One small all-reduce gives every rank the scene's size, whether any rank was asked to stop, and the
+        // ranks' summed step time (the same on every rank, so the tuner's choices agree).
         bool stop = false;
-        if (c.on_step || c.stop) {
-            std::vector<double> now{c.stop && c.stop() ? 1.0 : 0.0, double(share.ids.size())};
+        if (c.on_step || c.stop || tune_tiles) {
+            const BatchStepResult::Phases& t = r.seconds;
+            std::vector<double> now{c.stop && c.stop() ? 1.0 : 0.0, double(share.ids.size()),
+                                    t.project + t.send + t.render + t.send_back + t.update};
             comm.all_reduce_sum(now);
             stop = now[0] > 0 && step < c.steps;
             if (c.on_step) c.on_step(step, r.loss, std::size_t(now[1]));
+            if (tune_tiles) tiles.record(now[2] / double(ranks));
         }
         if (stop) {
             result.stopped = true;
@@ -201,6 +215,7 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
         }
     }
     on_host();
+    result.tiles = tiles.summary();
     result.scene = merge_and_write(comm, share, c);
     save(done);
     std::vector<double> sizes(2 * static_cast<std::size_t>(ranks), 0.0);

@@ -244,6 +244,40 @@ TEST(GpuShareStages, AStoppedLoopContinuesFromItsSavedState) {
     EXPECT_NEAR(double(continued.scene.size()) / double(whole.scene.size()), 1.0, 0.02);
 }
 
+// Tile edges chosen by timing (auto_tile_size) on 2 ranks: every rank takes the same edge each step (a
+// record's tiles are decided on the rank that projects it, the raster on the rank that renders it; ranks
+// that disagreed would render garbage), both edges are tried in the tuner's first window, and the run trains
+// as one with the configured edge does (the edge changes only the order of the gradient atomics).
+TEST(GpuShareStages, TileEdgesChosenByTimingAgreeOnEveryRank) {
+    if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+    const test_data::Fixture f = quantised(false);
+    const std::vector<BatchView> views = views_of(f);
+    ParallelTrainConfig c = test_data::short_run("");
+    c.backend = "cuda";
+    c.steps = 240;  // past TileTuner's first window (from step 200, 8 steps of each edge)
+    c.adc.stop = 0;
+    c.checkpoint_every = 0;
+    std::vector<std::vector<double>> losses(2);
+    std::vector<std::string> chosen(2);
+    for (const bool tuned : {false, true}) {
+        c.auto_tile_size = tuned;
+        run_in_process(2, [&](Communicator& comm) {
+            const ParallelTrainResult r = train_gaussian_parallel(comm, f.start, views, c);
+            if (comm.rank() == 0) losses[tuned ? 1 : 0] = r.losses;
+            if (tuned) chosen[std::size_t(comm.rank())] = r.tiles;
+        });
+    }
+    double worst = 0;
+    for (std::size_t k = 0; k < losses[0].size() && k < losses[1].size(); ++k)
+        worst = std::max(worst, std::abs(losses[1][k] - losses[0][k]) / losses[0][k]);
+    std::printf("[gpu tiles] rank 0: %s; rank 1: %s; losses apart by at most %.2e (relative)\n",
+                chosen[0].c_str(), chosen[1].c_str(), worst);
+    ASSERT_EQ(losses[1].size(), losses[0].size());
+    EXPECT_FALSE(chosen[0].empty());
+    EXPECT_EQ(chosen[0], chosen[1]);
+    EXPECT_LT(worst, 0.01);
+}
+
 // Densification where the GPU stages keep the share (issue 25: no download and upload of every rank's whole
 // share): ADC with its rebalance (Gaussians moving between 2 ranks), free and under a cap, then the opacity
 // reset, MCMC's noise and its relocation and growth, leave what the host share gives, on 1 and 2 ranks — the

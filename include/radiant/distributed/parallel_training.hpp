@@ -34,8 +34,11 @@ struct ParallelTrainConfig {
     std::uint64_t seed = 0;
     bool balance_views = true;    // deal views by measured cost (else round robin)
     std::string backend = "cpu";  // the stages each rank runs: "cpu" or "cuda" (the rank's current GPU)
-    long checkpoint_every = 0;    // also write scene.ply every this many steps (0: only at the end)
-    std::string output;           // folder of scene.ply; empty: nothing written
+    // "cuda": choose the tile edge by timing both on the run (TileTuner), from the ranks' summed step times
+    // so that every rank takes the same edge (a record's tiles are decided where it is projected).
+    bool auto_tile_size = false;
+    long checkpoint_every = 0;  // also write scene.ply every this many steps (0: only at the end)
+    std::string output;         // folder of scene.ply; empty: nothing written
     // Called on rank 0 after each scene.ply written before the end, with the step and the merged scene.
     std::function<void(long, const Scene&)> after_checkpoint;
     // Called on rank 0, when set, with the whole run's state at each checkpoint, when stopped and at the
@@ -61,6 +64,7 @@ struct ParallelTrainResult {
     BatchStepResult::Phases seconds;       // this rank's phases of every step, summed
     double densify_seconds = 0;            // this rank's densification (ADC, resets; MCMC: with the noise),
                                            // the share's trips off the GPU and back included
+    std::string tiles;                     // the tile edges auto_tile_size chose (TileTuner::summary)
 };
 
 // Rank `rank`'s part of a whole saved state when `ranks` ranks continue it: its share (dealt as the run's

@@ -132,10 +132,12 @@ class CudaStep {
     // A batch: begin_batch, then for each view the geometry backward of the gradients its renderer found
     // for this scene's Gaussians (`index`, as project_share gave them; device memory), summed over the views
     // with the densification statistics; then apply_batch: MCMC's regularisers (means over `count`
-    // Gaussians, the whole scene's) and Adam on the sum.
+    // Gaussians, the whole scene's) and Adam on the sum. `projected`: the last project_share or
+    // add_splat_grads was of this camera and settings and the scene has not changed since, so its
+    // projection is taken as it stands (render_splats leaves it alone).
     void begin_batch();
     void add_splat_grads(const Camera& camera, const RenderSettings& settings, const std::uint32_t* index,
-                         const float* grads, std::size_t count);
+                         const float* grads, std::size_t count, bool projected);
     void apply_batch(const LearningRates& lr, const AdamConfig& config, double opacity_reg, double scale_reg,
                      double count);
     // Densification over ranks, its decisions taken on the host over every rank's Gaussians: each Gaussian's

@@ -23,15 +23,20 @@ void CudaStep::Impl::inclusive_scan(const double* in, double* out, std::size_t c
     RADIANT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(scan_scratch.data(), bytes, in, out, count, stream));
 }
 
+void CudaStep::Impl::adc_pass(const AdcRule& rule) {
+    actions.resize_discard(n);
+    counts.resize_discard(n + 1);
+    totals.resize_discard(3);
+    totals.zero(stream);
+    launch_adc_actions(params.view(), stats_view(), n, rule, actions.data(), counts.data(), totals.data(),
+                       stream);
+}
+
 void CudaStep::Impl::write_adc(std::size_t out_n, std::uint64_t seed, const std::uint64_t* keys) {
-    for (DeviceArrays* a : {&next_params, &next_m, &next_v}) a->resize_discard(out_n, sh_degree);
+    size_next(out_n);
     launch_adc_write(params.view(), m.view(), v.view(), next_params.view(), next_m.view(), next_v.view(), n,
                      sh_coeff_count(sh_degree), actions.data(), offsets.data(), seed, keys, stream);
-    params.swap(next_params);
-    m.swap(next_m);
-    v.swap(next_v);
-    n = out_n;
-    resized();
+    take_next();
 }
 
 namespace {
@@ -50,18 +55,13 @@ DensifyTotals CudaStep::densify_adc(const AdcRule& rule_in, std::uint64_t seed, 
     Impl& d = *impl_;
     DensifyTotals t;
     if (d.n == 0) return t;
-    d.actions.resize_discard(d.n);
-    d.counts.resize_discard(d.n + 1);
     d.offsets.resize_discard(d.n + 1);
-    d.totals.resize_discard(3);
     AdcRule rule = rule_in;
     std::size_t out_n = 0;
     // At most twice: the rule as given, then (when the result would exceed max_size) the capped threshold,
     // chosen on the host from the statistics — a download on capped densification steps only.
     for (int pass = 0; pass < 2; ++pass) {
-        d.totals.zero(d.stream);
-        launch_adc_actions(d.params.view(), d.stats_view(), d.n, rule, d.actions.data(), d.counts.data(),
-                           d.totals.data(), d.stream);
+        d.adc_pass(rule);
         d.exclusive_scan(d.counts.data(), d.offsets.data(), d.n + 1);
         std::uint32_t host[4];
         RADIANT_CUDA_CHECK(cudaMemcpyAsync(host, d.totals.data(), 3 * sizeof(std::uint32_t),

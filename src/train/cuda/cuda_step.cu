@@ -463,10 +463,12 @@ std::size_t CudaStep::size() const {
 
 void CudaStep::set_replay_rows(int rows) {
     impl_->raster.set_replay_rows(rows);
+    impl_->record_raster.set_replay_rows(rows);
 }
 
 void CudaStep::set_direct_lanes(int lanes) {
     impl_->raster.set_direct_lanes(lanes);
+    impl_->record_raster.set_direct_lanes(lanes);
 }
 
 std::size_t CudaStep::tile_pairs() const {

@@ -11,12 +11,7 @@ namespace radiant {
 std::vector<std::uint32_t> CudaStep::adc_actions(const AdcRule& rule) {
     Impl& d = *impl_;
     if (d.n == 0) return {};
-    d.actions.resize_discard(d.n);
-    d.counts.resize_discard(d.n + 1);
-    d.totals.resize_discard(3);
-    d.totals.zero(d.stream);
-    launch_adc_actions(d.params.view(), d.stats_view(), d.n, rule, d.actions.data(), d.counts.data(),
-                       d.totals.data(), d.stream);
+    d.adc_pass(rule);
     return d.actions.download(d.stream);
 }
 
@@ -55,8 +50,7 @@ void CudaStep::rows(const std::vector<std::uint32_t>& which, Scene& params, Scen
     Impl& d = *impl_;
     for (std::uint32_t i : which) RADIANT_CHECK(i < d.n, "rows: a Gaussian past the scene's end");
     d.row_from.upload(which, d.stream);
-    for (DeviceArrays* a : {&d.next_params, &d.next_m, &d.next_v})
-        a->resize_discard(which.size(), d.sh_degree);
+    d.size_next(which.size());
     const GaussianMoments own{d.params.view(), d.m.view(), d.v.view()};
     launch_gather_gaussians(own, d.n, own, d.row_from.data(), which.size(), sh_coeff_count(d.sh_degree),
                             {d.next_params.view(), d.next_m.view(), d.next_v.view()}, d.stream);
@@ -81,17 +75,12 @@ void CudaStep::rearrange(const std::vector<std::uint32_t>& from, const Scene& pa
         to->upload(*s, d.stream);
     }
     d.row_from.upload(from, d.stream);
-    for (DeviceArrays* a : {&d.next_params, &d.next_m, &d.next_v})
-        a->resize_discard(from.size(), d.sh_degree);
+    d.size_next(from.size());
     launch_gather_gaussians({d.params.view(), d.m.view(), d.v.view()}, d.n,
                             {in_p.view(), in_m.view(), in_v.view()}, d.row_from.data(), from.size(),
                             sh_coeff_count(d.sh_degree),
                             {d.next_params.view(), d.next_m.view(), d.next_v.view()}, d.stream);
-    d.params.swap(d.next_params);
-    d.m.swap(d.next_m);
-    d.v.swap(d.next_v);
-    d.n = from.size();
-    d.resized();
+    d.take_next();
     RADIANT_CUDA_CHECK(cudaStreamSynchronize(d.stream));  // before the staging buffers go
 }
 

@@ -75,8 +75,9 @@ RenderedSplats CudaStep::render_splats(const Camera& camera, const RenderSetting
         order = d.merge_order.data();
     }
     RenderedSplats out;
+    Rasterizer& raster = d.record_raster;
     out.tile_pairs = d.pairs =
-        d.raster.forward_splats(camera, settings, splats, footprints, count, order, d.stream);
+        raster.forward_splats(camera, settings, splats, footprints, count, order, d.stream);
     const std::size_t values = std::size_t(camera.width) * std::size_t(camera.height) * 3;
     d.v_rgb.resize_discard(values);
     d.sums.zero(d.stream);
@@ -84,9 +85,9 @@ RenderedSplats CudaStep::render_splats(const Camera& camera, const RenderSetting
     // The gradient of weight × the loss: the sums over counted / weight values.
     DeviceTarget weighted = target;
     weighted.counted = target.counted / weight;
-    photometric(d, camera, d.raster.rgb(), weighted, float(lambda_ssim), d.v_rgb.data());
-    d.raster.backward_footprints(d.v_rgb.data(), d.stream);
-    d.raster.splat_grads(grads, order, d.stream);
+    photometric(d, camera, raster.rgb(), weighted, float(lambda_ssim), d.v_rgb.data());
+    raster.backward_footprints(d.v_rgb.data(), d.stream);
+    raster.splat_grads(grads, order, d.stream);
     read_sums(d);
     const double l1 = d.pinned_sums[kSumAbs] / target.counted;
     const double ssim = lambda_ssim > 0 ? d.pinned_sums[kSumSsim] / target.counted : 1.0;
@@ -96,22 +97,29 @@ RenderedSplats CudaStep::render_splats(const Camera& camera, const RenderSetting
 
 void CudaStep::begin_batch() {
     Impl& d = *impl_;
-    d.batch_grads.resize_discard(d.n, d.sh_degree);
-    for (auto* b : d.batch_grads.all()) b->zero(d.stream);
+    d.batch_grads.resize_discard(d.n, d.sh_degree);  // the first view's gradients take its place
+    d.batch_views = 0;
     d.sums.zero(d.stream);
 }
 
 void CudaStep::add_splat_grads(const Camera& camera, const RenderSettings& settings,
-                               const std::uint32_t* index, const float* grads, std::size_t count) {
+                               const std::uint32_t* index, const float* grads, std::size_t count,
+                               bool projected) {
     Impl& d = *impl_;
     RADIANT_CHECK(d.batch_grads.means.size() == 3 * d.n, "CUDA step: add_splat_grads outside a batch");
-    d.raster.project(d.view(), camera, settings, d.stream);
+    if (!projected) d.raster.project(d.view(), camera, settings, d.stream);
     d.raster.set_splat_grads(index, grads, count, d.stream);
+    // The geometry backward writes every Gaussian's entries (zeros where culled): the batch's first view
+    // becomes the sum as it is (0 + x is x), the others are added to it in batch order.
     d.raster.backward_geometry(d.view(), d.grads_view(), d.stream);
-    auto into = d.batch_grads.all();
-    auto from = d.grads.all();
-    for (std::size_t k = 0; k < into.size(); ++k)
-        launch_add_into(into[k]->data(), from[k]->data(), into[k]->size(), d.stream);
+    if (d.batch_views++ == 0) {
+        d.batch_grads.swap(d.grads);
+    } else {
+        auto into = d.batch_grads.all();
+        auto from = d.grads.all();
+        for (std::size_t k = 0; k < into.size(); ++k)
+            launch_add_into(into[k]->data(), from[k]->data(), into[k]->size(), d.stream);
+    }
     launch_accumulate_stats(d.stats_view(), d.norms.data(), d.raster.radii(), d.n, d.sums.data(), d.stream);
 }
 
@@ -121,6 +129,7 @@ void CudaStep::apply_batch(const LearningRates& lr, const AdamConfig& config, do
     RADIANT_CHECK(d.batch_grads.means.size() == 3 * d.n, "CUDA step: apply_batch outside a batch");
     RADIANT_CHECK(!config.visible_only,
                   "CUDA step: a batch's views see different Gaussians (AdamConfig::visible_only)");
+    RADIANT_CHECK(d.batch_views > 0, "CUDA step: apply_batch before any view's gradients were added");
     d.grads.swap(d.batch_grads);
     if (opacity_reg > 0 || scale_reg > 0)
         launch_mcmc_regularisers(d.params.view(), d.grads.view(), d.n, count, float(opacity_reg),

@@ -80,6 +80,10 @@ struct CudaStep::Impl {
     MemoryCounter counter;
     cudaStream_t stream = nullptr;
     Rasterizer raster{&counter};
+    // Gaussian-parallel training renders a view from records in its own rasterizer, so that `raster` keeps
+    // the share's last projection for the geometry backward of the same view.
+    Rasterizer record_raster{&counter};
+    int batch_views = 0;  // views added to batch_grads since begin_batch
     StageTimer timer;
     DeviceArrays params, grads, m, v;
     DeviceArrays batch_grads;  // Gaussian-parallel training: a batch's gradients, summed over its views
@@ -203,6 +207,21 @@ struct CudaStep::Impl {
         norms.resize_discard(n);
         reset_stats();
     }
+    // Densification and rearranging write the share's next arrays (`count` Gaussians, sized here), then
+    // take them in place of the scene.
+    void size_next(std::size_t count) {
+        for (DeviceArrays* a : {&next_params, &next_m, &next_v}) a->resize_discard(count, sh_degree);
+    }
+    void take_next() {
+        params.swap(next_params);
+        m.swap(next_m);
+        v.swap(next_v);
+        n = params.opacity_logits.size();
+        resized();
+    }
+    // ADC's decisions under `rule`: each Gaussian's action into `actions`, its output count into `counts`,
+    // and the round's totals (all sized here).
+    void adc_pass(const AdcRule& rule);
     // ADC's outputs (`actions`, scanned into `offsets`: out_n in all) in place of the scene; a split's draws
     // keyed by keys[i] (null: i).
     void write_adc(std::size_t out_n, std::uint64_t seed, const std::uint64_t* keys);
