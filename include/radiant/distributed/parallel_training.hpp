@@ -3,8 +3,8 @@
 // to ranks by measured cost, the trainer's learning-rate and SH schedules, ADC densification and opacity
 // resets or MCMC's relocation, growth, noise and regularisers as the single-process trainer does them, and
 // one merged scene.ply (issue 25; gsplat #551) written by rank 0 at every checkpoint and at the end. The
-// stages are the CPU backend's or a GPU's (share_stages.hpp); densification runs on the host share, which
-// the GPU stages give back before it and take again after (every step under MCMC, whose noise is per step).
+// stages are the CPU backend's or a GPU's (share_stages.hpp); densification, the opacity reset and MCMC's
+// noise run where the stages keep the share (ShareStore), the decisions taken over every rank's Gaussians.
 #include <cstdint>
 #include <functional>
 #include <string>
