@@ -164,11 +164,7 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
         host_current = false;
         for (std::size_t j = 0; j < batch.size(); ++j) costs.observe(batch[j], r.view_pairs[j]);
         result.losses.push_back(r.loss);
-        result.seconds.project += r.seconds.project;
-        result.seconds.send += r.seconds.send;
-        result.seconds.render += r.seconds.render;
-        result.seconds.send_back += r.seconds.send_back;
-        result.seconds.update += r.seconds.update;
+        result.seconds += r.seconds;
 
         const auto densify_start = std::chrono::steady_clock::now();
         if (mcmc) {
@@ -195,9 +191,8 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
         // ranks' summed step time (the same on every rank, so the tuner's choices agree).
         bool stop = false;
         if (c.on_step || c.stop || tune_tiles) {
-            const BatchStepResult::Phases& t = r.seconds;
             std::vector<double> now{c.stop && c.stop() ? 1.0 : 0.0, double(share.ids.size()),
-                                    t.project + t.send + t.render + t.send_back + t.update};
+                                    r.seconds.total()};
             comm.all_reduce_sum(now);
             stop = now[0] > 0 && step < c.steps;
             if (c.on_step) c.on_step(step, r.loss, std::size_t(now[1]));

@@ -86,6 +86,8 @@ inline void read_row(Reader& r, Scene& s, std::size_t i) {
 template <class Index>
 Scene gather_rows(const Scene& own, const std::vector<Index>& from, const Scene* arrived = nullptr) {
     const std::size_t n = own.size();
+    RADIANT_CHECK(!arrived || arrived->size() == 0 || arrived->sh_degree == own.sh_degree,
+                  "arriving rows of another SH degree than the share's");
     for (const Index f : from)
         RADIANT_CHECK(std::size_t(f) < n + (arrived ? arrived->size() : 0),
                       "a share's row that is neither held nor arriving");

@@ -52,6 +52,15 @@ struct BatchStepResult {
     // and the geometry backward with the update (each exchange includes the wait for the slowest rank).
     struct Phases {
         double project = 0, send = 0, render = 0, send_back = 0, update = 0;
+        double total() const { return project + send + render + send_back + update; }
+        Phases& operator+=(const Phases& o) {
+            project += o.project;
+            send += o.send;
+            render += o.render;
+            send_back += o.send_back;
+            update += o.update;
+            return *this;
+        }
     } seconds;
 };
 
