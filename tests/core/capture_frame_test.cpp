@@ -10,8 +10,6 @@
 namespace radiant {
 namespace {
 
-constexpr double kPi = std::numbers::pi;
-
 // The cameras' world turned by `q` about the origin (x' = Q x): what COLMAP's arbitrary world frame does.
 std::vector<Camera> turned(std::vector<Camera> cams, const Mat3<double>& Q) {
     for (Camera& c : cams) {
@@ -32,7 +30,7 @@ Vec3<double> forward_of(const Camera& c) {
 Mat3<double> some_rotation() {
     // 40° about (1, 2, 3)
     const Vec3<double> a = normalize(Vec3<double>{1, 2, 3});
-    const double th = 40 * kPi / 180, c = std::cos(th), s = std::sin(th);
+    const double th = 40 * std::numbers::pi / 180, c = std::cos(th), s = std::sin(th);
     Mat3<double> m;
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) m.m[i][j] = (i == j ? c : 0) + (1 - c) * a[i] * a[j];
@@ -57,8 +55,8 @@ TEST(CaptureFrame, OrbitFollowsTheCapturesUpAndHeight) {
     EXPECT_LT(length(f.focus - focus), 1e-6);
     EXPECT_GT(dot(f.up, up), 1 - 1e-9);
     EXPECT_NEAR(f.radius, 3.0, 1e-6);
-    EXPECT_NEAR(f.elevation * 180 / kPi, 25.0, 1e-6);
-    EXPECT_GT(f.span, kPi);
+    EXPECT_NEAR(f.elevation * 180 / std::numbers::pi, 25.0, 1e-6);
+    EXPECT_GT(f.span, std::numbers::pi);
     EXPECT_NEAR(f.fov_y_deg, 50.0, 1e-6);
     const std::vector<Camera> path = capture_orbit(f, 8);
     ASSERT_EQ(path.size(), 8u);
@@ -68,7 +66,7 @@ TEST(CaptureFrame, OrbitFollowsTheCapturesUpAndHeight) {
         EXPECT_NEAR(length(c.centre() - focus), 3.0, 1e-6);
         EXPECT_GT(dot(forward_of(c), normalize(focus - c.centre())), 1 - 1e-9);  // looks at the focus
         EXPECT_GT(dot(up_of(c), up), 0.85);                                      // upright (25° down)
-        EXPECT_NEAR(dot(c.centre() - focus, up), 3.0 * std::sin(25 * kPi / 180), 1e-6);
+        EXPECT_NEAR(dot(c.centre() - focus, up), 3.0 * std::sin(25 * std::numbers::pi / 180), 1e-6);
     }
     // The old framing of a Gaussian cloud assumed world up −y: in this world it would show the scene on
     // its side, which is what the frame is for.
@@ -85,7 +83,7 @@ TEST(CaptureFrame, ForwardFacingCaptureIsSweptNotCircled) {
         cams.push_back(look_at({x, y, -4}, {0.2 * x, 0, 0}, {0, -1, 0}, 45.0, 80, 60));
     }
     const CaptureFrame f = capture_frame(cams);
-    EXPECT_LT(f.span, kPi);
+    EXPECT_LT(f.span, std::numbers::pi);
     const std::vector<Camera> path = capture_orbit(f, 16);
     double lo = 1e9, hi = -1e9;
     for (const Camera& c : cams) lo = std::min(lo, c.centre().x), hi = std::max(hi, c.centre().x);
