@@ -119,9 +119,15 @@ BatchStepResult batch_step(Communicator& comm, ShareStages& stages, Share& share
     stages.update(share, in, count[0]);
     lap(result.seconds.update);
 
+    // One all-reduce: the views' losses and pairs, the step's time and the caller's values.
+    sums.push_back(result.seconds.total());
+    sums.insert(sums.end(), in.also_sum.begin(), in.also_sum.end());
     comm.all_reduce_sum(sums);
     for (std::size_t b = 0; b < views; ++b) result.loss += sums[b] / double(views);
-    result.view_pairs.assign(sums.begin() + std::ptrdiff_t(views), sums.end());
+    const auto at = [&](std::size_t k) { return sums.begin() + std::ptrdiff_t(k); };
+    result.view_pairs.assign(at(views), at(2 * views));
+    result.ranks_seconds = sums[2 * views];
+    result.also_summed.assign(at(2 * views + 1), sums.end());
     return result;
 }
 

@@ -10,32 +10,79 @@
 namespace radiant::distributed {
 namespace {
 
-// What every rank knows of a Gaussian for the global decisions, gathered in id order.
-struct Candidate {
+// What the cap ranks, of every Gaussian of the scene, in id order.
+struct CapCandidate {
     std::uint64_t id = 0;
     float grad_accum = 0;
     std::int32_t denom = 0;
     std::uint32_t action = 0;
 };
 
-std::vector<Candidate> gather_by_id(Communicator& comm, ShareStore& store,
-                                    const std::vector<std::uint32_t>& actions, bool with_statistics) {
+std::vector<CapCandidate> gather_for_cap(Communicator& comm, ShareStore& store,
+                                         const std::vector<std::uint32_t>& actions) {
     const std::vector<std::uint64_t>& ids = store.ids();
     std::vector<float> grads(ids.size(), 0.f);
     std::vector<std::int32_t> denoms(ids.size(), 0);
-    if (with_statistics) store.adc_statistics(grads, denoms);
+    store.adc_statistics(grads, denoms);
     Bytes mine;
     Writer w(mine);
-    for (std::size_t i = 0; i < ids.size(); ++i) w.put(Candidate{ids[i], grads[i], denoms[i], actions[i]});
-    std::vector<Candidate> all;
+    for (std::size_t i = 0; i < ids.size(); ++i) w.put(CapCandidate{ids[i], grads[i], denoms[i], actions[i]});
+    std::vector<CapCandidate> all;
     for (const Bytes& b : all_gather(comm, mine)) {
         Reader r(b);
-        while (!r.done()) all.push_back(r.get<Candidate>());
+        while (!r.done()) all.push_back(r.get<CapCandidate>());
     }
-    auto by_id = [](const Candidate& a, const Candidate& b) { return a.id < b.id; };
-    if (!std::is_sorted(all.begin(), all.end(), by_id))
-        std::sort(all.begin(), all.end(), by_id);  // one rank's is
+    std::sort(all.begin(), all.end(),
+              [](const CapCandidate& a, const CapCandidate& b) { return a.id < b.id; });
     return all;
+}
+
+// Every Gaussian's ADC action in id order, the whole scene's. The ranks hold the ids 0 … N−1 between them,
+// each once (initial_share deals them out, each round numbers them afresh). On one rank the share is the
+// scene; otherwise each rank sends its ids and actions, 9 bytes a Gaussian.
+std::vector<std::uint8_t> actions_by_id(Communicator& comm, const std::vector<std::uint64_t>& ids,
+                                        const std::vector<std::uint32_t>& actions) {
+    const std::size_t n = ids.size();
+    std::vector<std::uint8_t> mine(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        RADIANT_CHECK(actions[i] <= 0xff, "densify_adc_ranks: an ADC action outside its flags");
+        mine[i] = std::uint8_t(actions[i]);
+    }
+    const char* not_a_numbering = "densify_adc_ranks: the ranks' ids are not 0 … N−1, each once";
+    if (comm.size() == 1) {
+        for (std::size_t i = 0; i < n; ++i) RADIANT_CHECK(ids[i] == i, not_a_numbering);
+        return mine;
+    }
+    Bytes sent;
+    Writer w(sent);
+    w.put(ids.data(), n);
+    w.put(mine.data(), n);
+    constexpr std::size_t kBytes = sizeof(std::uint64_t) + sizeof(std::uint8_t);
+    const std::vector<Bytes> got = all_gather(comm, sent);
+    std::size_t total = 0;
+    for (const Bytes& b : got) {
+        RADIANT_CHECK(b.size() % kBytes == 0, "densify_adc_ranks: a rank's ids and actions do not pair up");
+        total += b.size() / kBytes;
+    }
+    std::vector<std::uint8_t> by_id(total, 0);
+    std::vector<bool> seen(total, false);
+    std::vector<std::uint64_t> their_ids;
+    std::vector<std::uint8_t> their_actions;
+    for (const Bytes& b : got) {
+        const std::size_t m = b.size() / kBytes;
+        their_ids.resize(m);
+        their_actions.resize(m);
+        Reader r(b);
+        r.get(their_ids.data(), m);
+        r.get(their_actions.data(), m);
+        for (std::size_t k = 0; k < m; ++k) {
+            const std::uint64_t g = their_ids[k];
+            RADIANT_CHECK(g < total && !seen[g], not_a_numbering);
+            seen[g] = true;
+            by_id[g] = their_actions[k];
+        }
+    }
+    return by_id;
 }
 
 }  // namespace
@@ -47,11 +94,10 @@ DensifyCounts densify_adc_ranks(Communicator& comm, ShareStore& store, const Adc
     AdcRule rule = adc_rule(config, extent, step);
     std::vector<std::uint32_t> actions = store.adc_actions(rule);
     RADIANT_CHECK(actions.size() == n, "densify_adc_ranks: actions and ids do not match the share");
-    const bool capped = config.max_gaussians > 0;
-    std::vector<Candidate> all = gather_by_id(comm, store, actions, capped);
     DensifyCounts counts;
-    if (capped) {
+    if (config.max_gaussians > 0) {
         // The cap ranks the candidates of the whole scene, in one process's order.
+        const std::vector<CapCandidate> all = gather_for_cap(comm, store, actions);
         std::vector<float> grads(all.size());
         std::vector<std::int32_t> denoms(all.size());
         std::vector<std::uint32_t> all_actions(all.size());
@@ -66,27 +112,25 @@ DensifyCounts densify_adc_ranks(Communicator& comm, ShareStore& store, const Adc
             rule.grad_threshold = t;
             counts.capped = true;
             actions = store.adc_actions(rule);
-            all = gather_by_id(comm, store, actions, false);
         }
     }
-    // New ids: each Gaussian's outputs start where one process's apply_plan would put them.
+    // New ids: each Gaussian's outputs start where one process's apply_plan would put them, after the
+    // outputs of every Gaussian of a smaller id.
+    const std::vector<std::uint8_t> all = actions_by_id(comm, ids, actions);
+    std::vector<std::uint64_t> start(all.size());
+    std::uint64_t next = 0;
+    for (std::size_t g = 0; g < all.size(); ++g) {
+        start[g] = next;
+        next += std::uint64_t(adc_outputs(all[g]));
+        if (all[g] & kAdcClone) ++counts.clone;
+        if (all[g] & kAdcSplit) ++counts.split;
+        if (all[g] & kAdcPrune) ++counts.prune;
+    }
     std::vector<std::uint64_t> new_ids;
-    {
-        std::uint64_t next = 0;
-        std::size_t i = 0;  // the share is in increasing id, as `all` is
-        for (const Candidate& c : all) {
-            const int outputs = adc_outputs(c.action);
-            if (i < n && ids[i] == c.id) {
-                ++i;
-                for (int k = 0; k < outputs; ++k) new_ids.push_back(next + std::uint64_t(k));
-            }
-            next += std::uint64_t(outputs);
-            if (c.action & kAdcClone) ++counts.clone;
-            if (c.action & kAdcSplit) ++counts.split;
-            if (c.action & kAdcPrune) ++counts.prune;
-        }
-        RADIANT_CHECK(i == n, "densify_adc_ranks: the share's ids are not in increasing order");
-    }
+    new_ids.reserve(n + n / 4);
+    for (std::size_t i = 0; i < n; ++i)
+        for (int k = 0; k < adc_outputs(actions[i]); ++k) new_ids.push_back(start[ids[i]] + std::uint64_t(k));
+    counts.gaussians = std::size_t(next);
     store.apply_adc(actions, seed, std::move(new_ids));
     rebalance(comm, store);
     return counts;
@@ -134,6 +178,7 @@ DensifyCounts densify_mcmc_ranks(Communicator& comm, ShareStore& store, const Mc
     DensifyCounts counts;
     counts.relocate = plan.relocate_dead.size();
     counts.add = plan.add_source.size();
+    counts.gaussians = all.size() + counts.add;
 
     // The owners correct their sources: each loses opacity and scale for the copies made of it.
     std::vector<std::uint32_t> draws_of(all.size(), 0);

@@ -160,6 +160,9 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
             for (std::size_t v : batch) estimate.push_back(costs.estimate(v));
             in.renderers = assign_views(estimate, ranks);
         }
+        // Whether any rank was asked to stop and the scene's size before this step's densification, summed
+        // over the ranks by the step's own all-reduce.
+        in.also_sum = {c.stop && c.stop() ? 1.0 : 0.0, double(share.ids.size())};
         const BatchStepResult r = batch_step(comm, *stages, share, in, &stats);
         host_current = false;
         for (std::size_t j = 0; j < batch.size(); ++j) costs.observe(batch[j], r.view_pairs[j]);
@@ -167,19 +170,21 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
         result.seconds += r.seconds;
 
         const auto densify_start = std::chrono::steady_clock::now();
+        auto gaussians = std::size_t(r.also_summed[1]);
         if (mcmc) {
             // Relocation and growth, then the noise every step, where the share is; the noise keyed by id so
             // that a Gaussian draws the same on any rank.
             const McmcConfig& m = c.mcmc;
             if (step < m.stop && step > m.start && step % m.interval == 0)
-                densify_mcmc_ranks(comm, *store, m, c.seed + std::uint64_t(step));
+                gaussians = densify_mcmc_ranks(comm, *store, m, c.seed + std::uint64_t(step)).gaussians;
             store->add_noise(m.noise_lr * in.lr.means, c.seed ^ (std::uint64_t(step) << 32 | 0x5eedull));
         } else {
             // ADC and the opacity reset, on the steps the single-process trainer takes them, where the share
             // is.
             const AdcConfig& a = c.adc;
             if (step < a.stop && step > a.start && step % a.interval == 0)
-                densify_adc_ranks(comm, *store, a, c.extent, step, c.seed + std::uint64_t(step));
+                gaussians = densify_adc_ranks(comm, *store, a, c.extent, step, c.seed + std::uint64_t(step))
+                                .gaussians;
             if (step < a.stop && a.reset_every > 0 && step % a.reset_every == 0 &&
                 c.steps - step >= a.reset_every / 2)
                 store->reset_opacity(0.01);
@@ -187,18 +192,10 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
         host_current = false;  // the stages' share may have changed in place
         result.densify_seconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - densify_start).count();
-        // One small all-reduce gives every rank the scene's size, whether any rank was asked to stop, and the
-        // ranks' summed step time (the same on every rank, so the tuner's choices agree).
-        bool stop = false;
-        if (c.on_step || c.stop || tune_tiles) {
-            std::vector<double> now{c.stop && c.stop() ? 1.0 : 0.0, double(share.ids.size()),
-                                    r.seconds.total()};
-            comm.all_reduce_sum(now);
-            stop = now[0] > 0 && step < c.steps;
-            if (c.on_step) c.on_step(step, r.loss, std::size_t(now[1]));
-            if (tune_tiles) tiles.record(now[2] / double(ranks));
-        }
-        if (stop) {
+        if (c.on_step) c.on_step(step, r.loss, gaussians);
+        // The ranks' summed step time is the same on every rank, so the tuner's choices agree.
+        if (tune_tiles) tiles.record(r.ranks_seconds / double(ranks));
+        if (r.also_summed[0] > 0 && step < c.steps) {
             result.stopped = true;
             break;
         }

@@ -15,6 +15,7 @@ DensifyCounts Backend::densify_adc(const AdcConfig& config, double extent, long 
     for (std::uint8_t p : plan.prune) n.prune += p;
     n.capped = plan.capped;
     densify(plan);
+    n.gaussians = size();
     return n;
 }
 
@@ -30,6 +31,7 @@ DensifyCounts Backend::densify_mcmc(const McmcConfig& config, std::uint64_t seed
     n.relocate = plan.relocate_dead.size();
     n.add = plan.add_source.size();
     densify(plan);
+    n.gaussians = size();
     return n;
 }
 

@@ -92,12 +92,12 @@ class CudaBackend final : public Backend {
     DensifyCounts densify_adc(const AdcConfig& config, double extent, long step,
                               std::uint64_t seed) override {
         const DensifyTotals t = step_.densify_adc(adc_rule(config, extent, step), seed, config.max_gaussians);
-        return {t.clone, t.split, t.prune, 0, 0, t.capped};
+        return {t.clone, t.split, t.prune, 0, 0, t.capped, step_.size()};
     }
     void reset_opacity(double value) override { step_.reset_opacity(value); }
     DensifyCounts densify_mcmc(const McmcConfig& config, std::uint64_t seed) override {
         const DensifyTotals t = step_.densify_mcmc(config, seed);
-        return {0, 0, 0, t.relocate, t.add};
+        return {0, 0, 0, t.relocate, t.add, false, step_.size()};
     }
     void add_noise(double scale, std::uint64_t seed) override { step_.add_noise(scale, seed); }
 

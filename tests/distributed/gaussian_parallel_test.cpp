@@ -1,6 +1,7 @@
 #include "radiant/distributed/gaussian_parallel.hpp"
 
 #include <algorithm>
+#include <functional>
 
 #include <gtest/gtest.h>
 
@@ -215,6 +216,35 @@ TEST(GaussianParallel, DensifyingDecidesAsOneProcessAndRebalances) {
     sch.adc.max_gaussians = 3100;
     expect_ranks_match_one_process(4, sch);
     expect_ranks_match_one_process(3, sch, true);
+}
+
+// The new ids are counted over the ids 0 … N−1, each held once: shares that break that are refused by name,
+// on one rank and on several.
+TEST(GaussianParallel, DensifyingRefusesIdsThatAreNotANumbering) {
+    const Fixture f(8);
+    auto densify_with = [&](int ranks, const std::function<void(int, Share&)>& spoil) {
+        run_in_process(ranks, [&](Communicator& c) {
+            Share share = initial_share(f.start, c.rank(), ranks);
+            spoil(c.rank(), share);
+            DensifyStats stats;
+            stats.reset(share.scene.size());
+            densify_adc_ranks(c, share, stats, test_adc(), kExtent, 7, 1);
+        });
+    };
+    auto refused = [&](int ranks, const std::function<void(int, Share&)>& spoil) {
+        try {
+            densify_with(ranks, spoil);
+        } catch (const Error& e) {
+            return std::string(e.what()).find("ids are not 0 … N−1") != std::string::npos;
+        }
+        return false;
+    };
+    EXPECT_NO_THROW(densify_with(2, [](int, Share&) {}));
+    EXPECT_TRUE(refused(1, [](int, Share& s) { s.ids.back() += 1; }));  // a gap
+    // One id on both ranks, another on neither.
+    EXPECT_TRUE(refused(2, [](int rank, Share& s) {
+        if (rank == 1) s.ids.back() = s.ids.front() == 0 ? 1 : 0;
+    }));
 }
 
 }  // namespace

@@ -6,6 +6,9 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <mutex>
+#include <set>
 
 #include "distributed/fixture.hpp"
 #include "radiant/io/file.hpp"
@@ -31,7 +34,15 @@ TEST(ParallelTraining, OneMergedSceneWhateverTheRanks) {
     const test_data::Fixture f(8);
     test::TempDir dir;
     const ParallelTrainResult one = train_on(1, f, test_data::short_run((dir / "r1").string()));
-    const ParallelTrainResult three = train_on(3, f, test_data::short_run((dir / "r3").string()));
+    // Each step's scene size as every rank reports it (after the step's densification).
+    std::mutex reporting;
+    std::map<long, std::set<std::size_t>> reported;
+    ParallelTrainConfig c3 = test_data::short_run((dir / "r3").string());
+    c3.on_step = [&](long step, double, std::size_t gaussians) {
+        const std::lock_guard<std::mutex> lock(reporting);
+        reported[step].insert(gaussians);
+    };
+    const ParallelTrainResult three = train_on(3, f, c3);
     std::printf("[parallel training] %zu → %zu Gaussians, loss %.4f → %.4f; shares at the end:",
                 f.start.size(), three.scene.size(), three.losses.front(), three.losses.back());
     for (std::size_t s : three.share_sizes) std::printf(" %zu", s);
@@ -52,6 +63,14 @@ TEST(ParallelTraining, OneMergedSceneWhateverTheRanks) {
     ASSERT_EQ(three.share_sizes.size(), 3u);
     const auto [lo, hi] = std::minmax_element(three.share_sizes.begin(), three.share_sizes.end());
     EXPECT_LE(*hi - *lo, 1u);
+    // The sizes reported: the same on every rank, the densified size from the round's step on (ADC at steps
+    // 10 and 20), the final scene's at the end.
+    ASSERT_EQ(reported.size(), 40u);
+    for (const auto& [step, sizes] : reported) EXPECT_EQ(sizes.size(), 1u) << "step " << step;
+    EXPECT_EQ(*reported[1].begin(), f.start.size());
+    EXPECT_NE(*reported[10].begin(), *reported[9].begin());
+    EXPECT_EQ(*reported[11].begin(), *reported[10].begin());
+    EXPECT_EQ(*reported[40].begin(), three.scene.size());
 }
 
 // MCMC over ranks (relocation, growth, id-keyed noise and the regularisers over the whole scene): 2 and 4

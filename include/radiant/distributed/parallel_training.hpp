@@ -50,8 +50,8 @@ struct ParallelTrainConfig {
     const Checkpoint* resume = nullptr;
     // Called on every rank after each step with the step, its batch loss and the scene's Gaussian count.
     std::function<void(long step, double loss, std::size_t gaussians)> on_step;
-    // Polled on every rank after each step: when any rank's returns true, every rank stops after that step
-    // (the ranks agree through an all-reduce) and the scene so far is merged and written.
+    // Polled on every rank as each step starts: when any rank's returns true, every rank stops after that
+    // step (the ranks agree through the step's all-reduce) and the scene so far is merged and written.
     std::function<bool()> stop;
 };
 

@@ -81,7 +81,8 @@ struct MemoryUse {
 
 struct DensifyCounts {
     std::size_t clone = 0, split = 0, prune = 0, relocate = 0, add = 0;
-    bool capped = false;  // ADC: the Gaussian cap held some candidates back
+    bool capped = false;        // ADC: the Gaussian cap held some candidates back
+    std::size_t gaussians = 0;  // the scene's Gaussians after the round (over ranks: all of theirs)
 };
 
 class Backend {
