@@ -1,7 +1,10 @@
 #include "radiant/distributed/densify_ranks.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <numeric>
+#include <string>
 
 #include "radiant/core/adc_cap.hpp"
 #include "radiant/distributed/share_store.hpp"
@@ -37,52 +40,50 @@ std::vector<CapCandidate> gather_for_cap(Communicator& comm, ShareStore& store,
     return all;
 }
 
-// Every Gaussian's ADC action in id order, the whole scene's. The ranks hold the ids 0 … N−1 between them,
-// each once (initial_share deals them out, each round numbers them afresh). On one rank the share is the
-// scene; otherwise each rank sends its ids and actions, 9 bytes a Gaussian.
-std::vector<std::uint8_t> actions_by_id(Communicator& comm, const std::vector<std::uint64_t>& ids,
-                                        const std::vector<std::uint32_t>& actions) {
+// Each Gaussian's `values` entry at its id: the whole scene's, as one process lays it out. The ranks hold the
+// ids 0 … N−1 between them, each once (initial_share deals them out; ADC numbers them afresh, MCMC appends
+// the next). On one rank the share is the scene; otherwise each rank sends its ids and values (8 + sizeof(T)
+// bytes a Gaussian), and nothing needs sorting.
+template <class T>
+std::vector<T> whole_by_id(Communicator& comm, const std::vector<std::uint64_t>& ids,
+                           const std::vector<T>& values, const char* who) {
     const std::size_t n = ids.size();
-    std::vector<std::uint8_t> mine(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        RADIANT_CHECK(actions[i] <= 0xff, "densify_adc_ranks: an ADC action outside its flags");
-        mine[i] = std::uint8_t(actions[i]);
-    }
-    const char* not_a_numbering = "densify_adc_ranks: the ranks' ids are not 0 … N−1, each once";
+    RADIANT_CHECK(values.size() == n, fmt::format("{}: ids do not match the share", who));
+    const std::string not_a_numbering = fmt::format("{}: the ranks' ids are not 0 … N−1, each once", who);
     if (comm.size() == 1) {
         for (std::size_t i = 0; i < n; ++i) RADIANT_CHECK(ids[i] == i, not_a_numbering);
-        return mine;
+        return values;
     }
     Bytes sent;
     Writer w(sent);
     w.put(ids.data(), n);
-    w.put(mine.data(), n);
-    constexpr std::size_t kBytes = sizeof(std::uint64_t) + sizeof(std::uint8_t);
+    w.put(values.data(), n);
+    constexpr std::size_t kBytes = sizeof(std::uint64_t) + sizeof(T);
     const std::vector<Bytes> got = all_gather(comm, sent);
     std::size_t total = 0;
-    for (const Bytes& b : got) {
-        RADIANT_CHECK(b.size() % kBytes == 0, "densify_adc_ranks: a rank's ids and actions do not pair up");
-        total += b.size() / kBytes;
+    for (const Bytes& g : got) {
+        RADIANT_CHECK(g.size() % kBytes == 0, fmt::format("{}: a rank's ids and values do not pair up", who));
+        total += g.size() / kBytes;
     }
-    std::vector<std::uint8_t> by_id(total, 0);
+    std::vector<T> whole(total);
     std::vector<bool> seen(total, false);
     std::vector<std::uint64_t> their_ids;
-    std::vector<std::uint8_t> their_actions;
-    for (const Bytes& b : got) {
-        const std::size_t m = b.size() / kBytes;
+    std::vector<T> theirs;
+    for (const Bytes& g : got) {
+        const std::size_t m = g.size() / kBytes;
         their_ids.resize(m);
-        their_actions.resize(m);
-        Reader r(b);
+        theirs.resize(m);
+        Reader r(g);
         r.get(their_ids.data(), m);
-        r.get(their_actions.data(), m);
+        r.get(theirs.data(), m);
         for (std::size_t k = 0; k < m; ++k) {
-            const std::uint64_t g = their_ids[k];
-            RADIANT_CHECK(g < total && !seen[g], not_a_numbering);
-            seen[g] = true;
-            by_id[g] = their_actions[k];
+            const std::uint64_t id = their_ids[k];
+            RADIANT_CHECK(id < total && !seen[id], not_a_numbering);
+            seen[id] = true;
+            whole[id] = theirs[k];
         }
     }
-    return by_id;
+    return whole;
 }
 
 }  // namespace
@@ -116,7 +117,12 @@ DensifyCounts densify_adc_ranks(Communicator& comm, ShareStore& store, const Adc
     }
     // New ids: each Gaussian's outputs start where one process's apply_plan would put them, after the
     // outputs of every Gaussian of a smaller id.
-    const std::vector<std::uint8_t> all = actions_by_id(comm, ids, actions);
+    std::vector<std::uint8_t> mine(n);  // 9 bytes a Gaussian to gather, not 12
+    for (std::size_t i = 0; i < n; ++i) {
+        RADIANT_CHECK(actions[i] <= 0xff, "densify_adc_ranks: an ADC action outside its flags");
+        mine[i] = std::uint8_t(actions[i]);
+    }
+    const std::vector<std::uint8_t> all = whole_by_id(comm, ids, mine, "densify_adc_ranks");
     std::vector<std::uint64_t> start(all.size());
     std::uint64_t next = 0;
     for (std::size_t g = 0; g < all.size(); ++g) {
@@ -151,37 +157,17 @@ DensifyCounts densify_mcmc_ranks(Communicator& comm, ShareStore& store, const Mc
     const std::vector<std::uint64_t>& ids = store.ids();
     const std::size_t n = ids.size();
     // Every Gaussian's opacity, in id order: the scene's as one process holds it.
-    const std::vector<float> logits = store.opacity_logits();
-    RADIANT_CHECK(logits.size() == n, "densify_mcmc_ranks: ids do not match the share");
-    Bytes mine;
-    Writer w(mine);
-    for (std::size_t i = 0; i < n; ++i) {
-        w.put(ids[i]);
-        w.put(logits[i]);
-    }
-    std::vector<std::pair<std::uint64_t, float>> all;
-    for (const Bytes& b : all_gather(comm, mine)) {
-        Reader r(b);
-        while (!r.done()) {
-            const auto id = r.get<std::uint64_t>();
-            all.emplace_back(id, r.get<float>());
-        }
-    }
-    std::sort(all.begin(), all.end());
     Scene whole;  // opacities only: what plan_mcmc reads
-    whole.opacity_logits.resize(all.size());
-    for (std::size_t g = 0; g < all.size(); ++g) {
-        RADIANT_CHECK(all[g].first == g, "densify_mcmc_ranks: the ids are not 0 … N−1, each once");
-        whole.opacity_logits[g] = all[g].second;
-    }
+    whole.opacity_logits = whole_by_id(comm, ids, store.opacity_logits(), "densify_mcmc_ranks");
+    const std::size_t total = whole.opacity_logits.size();
     const DensifyPlan plan = plan_mcmc(whole, config, seed);
     DensifyCounts counts;
     counts.relocate = plan.relocate_dead.size();
     counts.add = plan.add_source.size();
-    counts.gaussians = all.size() + counts.add;
+    counts.gaussians = total + counts.add;
 
     // The owners correct their sources: each loses opacity and scale for the copies made of it.
-    std::vector<std::uint32_t> draws_of(all.size(), 0);
+    std::vector<std::uint32_t> draws_of(total, 0);
     for (std::int32_t s : plan.relocate_source) ++draws_of[std::size_t(s)];
     for (std::int32_t s : plan.add_source) ++draws_of[std::size_t(s)];
     std::vector<std::uint32_t> draws(n, 0), sources;
@@ -204,7 +190,7 @@ DensifyCounts densify_mcmc_ranks(Communicator& comm, ShareStore& store, const Mc
     }
     Scene src;
     src.sh_degree = store.sh_degree();
-    std::vector<std::size_t> slot(all.size(), std::size_t(-1));
+    std::vector<std::size_t> slot(total, std::size_t(-1));
     for (const Bytes& b : all_gather(comm, sent)) {
         Reader r(b);
         while (!r.done()) {
@@ -228,7 +214,7 @@ DensifyCounts densify_mcmc_ranks(Communicator& comm, ShareStore& store, const Mc
         copy_gaussian(src, slot[g], arrived, k);
         return std::uint32_t(n + k);
     };
-    std::vector<std::size_t> local(all.size(), std::size_t(-1));
+    std::vector<std::size_t> local(total, std::size_t(-1));
     for (std::size_t i = 0; i < n; ++i) local[std::size_t(ids[i])] = i;
     for (std::size_t r = 0; r < plan.relocate_dead.size(); ++r) {
         const std::size_t dead = std::size_t(plan.relocate_dead[r]);
@@ -237,7 +223,7 @@ DensifyCounts densify_mcmc_ranks(Communicator& comm, ShareStore& store, const Mc
     if (comm.rank() == 0) {
         for (std::size_t a = 0; a < plan.add_source.size(); ++a) {
             from.push_back(take(std::size_t(plan.add_source[a])));
-            next_ids.push_back(std::uint64_t(all.size() + a));
+            next_ids.push_back(std::uint64_t(total + a));
         }
     }
     Scene zeros;
