@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <numeric>
 #include <string>
 
@@ -12,33 +11,6 @@
 
 namespace radiant::distributed {
 namespace {
-
-// What the cap ranks, of every Gaussian of the scene, in id order.
-struct CapCandidate {
-    std::uint64_t id = 0;
-    float grad_accum = 0;
-    std::int32_t denom = 0;
-    std::uint32_t action = 0;
-};
-
-std::vector<CapCandidate> gather_for_cap(Communicator& comm, ShareStore& store,
-                                         const std::vector<std::uint32_t>& actions) {
-    const std::vector<std::uint64_t>& ids = store.ids();
-    std::vector<float> grads(ids.size(), 0.f);
-    std::vector<std::int32_t> denoms(ids.size(), 0);
-    store.adc_statistics(grads, denoms);
-    Bytes mine;
-    Writer w(mine);
-    for (std::size_t i = 0; i < ids.size(); ++i) w.put(CapCandidate{ids[i], grads[i], denoms[i], actions[i]});
-    std::vector<CapCandidate> all;
-    for (const Bytes& b : all_gather(comm, mine)) {
-        Reader r(b);
-        while (!r.done()) all.push_back(r.get<CapCandidate>());
-    }
-    std::sort(all.begin(), all.end(),
-              [](const CapCandidate& a, const CapCandidate& b) { return a.id < b.id; });
-    return all;
-}
 
 // Each Gaussian's `values` entry at its id: the whole scene's, as one process lays it out. The ranks hold the
 // ids 0 … N−1 between them, each once (initial_share deals them out; ADC numbers them afresh, MCMC appends
@@ -98,14 +70,24 @@ DensifyCounts densify_adc_ranks(Communicator& comm, ShareStore& store, const Adc
     DensifyCounts counts;
     if (config.max_gaussians > 0) {
         // The cap ranks the candidates of the whole scene, in one process's order.
-        const std::vector<CapCandidate> all = gather_for_cap(comm, store, actions);
-        std::vector<float> grads(all.size());
-        std::vector<std::int32_t> denoms(all.size());
+        struct CapCandidate {
+            float grad_accum = 0;
+            std::int32_t denom = 0;
+            std::uint32_t action = 0;
+        };
+        std::vector<float> grads(n, 0.f);
+        std::vector<std::int32_t> denoms(n, 0);
+        store.adc_statistics(grads, denoms);
+        std::vector<CapCandidate> mine(n);
+        for (std::size_t i = 0; i < n; ++i) mine[i] = {grads[i], denoms[i], actions[i]};
+        const std::vector<CapCandidate> all = whole_by_id(comm, ids, mine, "densify_adc_ranks");
+        grads.resize(all.size());
+        denoms.resize(all.size());
         std::vector<std::uint32_t> all_actions(all.size());
-        for (std::size_t k = 0; k < all.size(); ++k) {
-            grads[k] = all[k].grad_accum;
-            denoms[k] = all[k].denom;
-            all_actions[k] = all[k].action;
+        for (std::size_t g = 0; g < all.size(); ++g) {
+            grads[g] = all[g].grad_accum;
+            denoms[g] = all[g].denom;
+            all_actions[g] = all[g].action;
         }
         const float t =
             adc_capped_threshold(grads, denoms, all_actions, rule.grad_threshold, config.max_gaussians);
