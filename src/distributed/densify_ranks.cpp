@@ -75,14 +75,16 @@ DensifyCounts densify_adc_ranks(Communicator& comm, ShareStore& store, const Adc
             std::int32_t denom = 0;
             std::uint32_t action = 0;
         };
-        std::vector<float> grads(n, 0.f);
-        std::vector<std::int32_t> denoms(n, 0);
-        store.adc_statistics(grads, denoms);
         std::vector<CapCandidate> mine(n);
-        for (std::size_t i = 0; i < n; ++i) mine[i] = {grads[i], denoms[i], actions[i]};
+        {
+            std::vector<float> grad(n, 0.f);
+            std::vector<std::int32_t> denom(n, 0);
+            store.adc_statistics(grad, denom);
+            for (std::size_t i = 0; i < n; ++i) mine[i] = {grad[i], denom[i], actions[i]};
+        }
         const std::vector<CapCandidate> all = whole_by_id(comm, ids, mine, "densify_adc_ranks");
-        grads.resize(all.size());
-        denoms.resize(all.size());
+        std::vector<float> grads(all.size());
+        std::vector<std::int32_t> denoms(all.size());
         std::vector<std::uint32_t> all_actions(all.size());
         for (std::size_t g = 0; g < all.size(); ++g) {
             grads[g] = all[g].grad_accum;

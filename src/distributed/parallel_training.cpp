@@ -162,6 +162,7 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
         }
         // Whether any rank was asked to stop and the scene's size before this step's densification, summed
         // over the ranks by the step's own all-reduce.
+        enum : std::size_t { kStopAsked, kSizeBefore };
         in.also_sum = {c.stop && c.stop() ? 1.0 : 0.0, double(share.ids.size())};
         const BatchStepResult r = batch_step(comm, *stages, share, in, &stats);
         host_current = false;
@@ -170,7 +171,7 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
         result.seconds += r.seconds;
 
         const auto densify_start = std::chrono::steady_clock::now();
-        auto gaussians = std::size_t(r.also_summed[1]);
+        auto gaussians = std::size_t(r.also_summed[kSizeBefore]);
         if (mcmc) {
             // Relocation and growth, then the noise every step, where the share is; the noise keyed by id so
             // that a Gaussian draws the same on any rank.
@@ -195,7 +196,7 @@ ParallelTrainResult train_gaussian_parallel(Communicator& comm, const Scene& ini
         if (c.on_step) c.on_step(step, r.loss, gaussians);
         // The ranks' summed step time is the same on every rank, so the tuner's choices agree.
         if (tune_tiles) tiles.record(r.ranks_seconds / double(ranks));
-        if (r.also_summed[0] > 0 && step < c.steps) {
+        if (r.also_summed[kStopAsked] > 0 && step < c.steps) {
             result.stopped = true;
             break;
         }
