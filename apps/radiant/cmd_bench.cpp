@@ -29,6 +29,7 @@ struct BenchArgs {
     std::size_t n = 1000000;
     int width = 1920, height = 1080, steps = 20, warmup = 5;
     bool heavier = false, cpu = false, json = false, trace = false;
+    bool sh_rows = false;  // Adam reads the SH gradient rows instead of forming them from their sources
     Shading shading = Shading::ewa;
     CameraModel lens = CameraModel::pinhole;
     int replay_rows = 0, direct_lanes = -1;  // backward layout experiments (0 / -1: radiant's choice)
@@ -71,6 +72,7 @@ void report(const BenchArgs& a, const std::string& device,
         j["lens"] = to_string(a.lens);
         j["steps"] = a.steps;
         j["tile_size"] = a.tile_size;
+        j["sh_grads"] = a.sh_rows ? "rows" : "sources";
         j["tile_pairs"] = pairs;
         j["peak_memory_bytes"] = peak;
         for (const auto& [k, v] : rows) j["ms"][k] = v;
@@ -142,6 +144,7 @@ void run(const BenchArgs& a) {
     gpu.set_scene(scene);
     gpu.set_replay_rows(a.replay_rows);
     if (a.direct_lanes >= 0) gpu.set_direct_lanes(a.direct_lanes);
+    gpu.set_sh_grads_as_sources(!a.sh_rows);
     gpu.set_target(random_target(a.width, a.height));
     const LearningRates lr{1.6e-4, 5e-3, 1e-3, 5e-2, 2.5e-3, 1.25e-4};
     const char* names[] = {"project",  "bin",      "sort", "forward", "loss",
@@ -197,6 +200,9 @@ void add_bench_command(CLI::App& app) {
     cmd->add_option("--tile-size", a->tile_size, "tile edge in pixels: 8 or 16")
         ->check(CLI::IsMember({8, 16}))
         ->capture_default_str();
+    cmd->add_flag("--sh-rows", a->sh_rows,
+                  "the geometry backward writes the SH gradient rows and Adam reads them (before: Adam forms "
+                  "them from each Gaussian's colour gradient and view direction)");
     cmd->add_flag("--cpu", a->cpu, "time the CPU reference instead of CUDA");
     cmd->add_flag("--json", a->json, "JSON output");
     cmd->callback([a] { run(*a); });

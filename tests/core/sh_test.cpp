@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <numbers>
 #include <random>
 
@@ -115,6 +116,49 @@ TEST(Sh, BasisGradientMatchesFiniteDifferences) {
         for (int k = 0; k < 16; ++k)
             EXPECT_NEAR(g[k][axis], (ba[k] - bb[k]) / (2 * h), 1e-8) << k << " " << axis;
     }
+}
+
+// What the CUDA optimizer forms an SH gradient from (ShGradSource: the colour gradient past the clamp and
+// the direction) gives the vjp's coefficient gradients exactly, at every active degree of a degree-3 row,
+// with clamped channels contributing nothing; coefficients past the active degree get 0.
+template <class T>
+void check_sources_give_the_vjp(std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<double> n(0.0, 1.0);
+    int clamped_channels = 0;
+    for (int trial = 0; trial < 200; ++trial)
+        for (int degree = 0; degree <= 3; ++degree) {
+            T coeffs[48];
+            for (T& c : coeffs) c = T(0.6 * n(rng));
+            const Vec3<T> dir = normalize(Vec3<T>{T(n(rng)), T(n(rng)), T(n(rng))});
+            const Vec3<T> v_colour{T(n(rng)), T(n(rng)), T(n(rng))};
+            T v_coeffs[48] = {};
+            ShGradSource<T> source;
+            sh_to_colour_vjp(degree, coeffs, dir, v_colour, v_coeffs, &source);
+            bool clamped[3];
+            sh_to_colour(degree, coeffs, dir, clamped);
+            for (int c = 0; c < 3; ++c) {
+                clamped_channels += clamped[c];
+                EXPECT_EQ(source.v_colour[c], clamped[c] ? T(0) : v_colour[c]);
+                EXPECT_EQ(source.dir[c], dir[c]);
+            }
+            T b[16];
+            sh_basis(3, source.dir, b);
+            const int active = sh_coeff_count(degree);
+            for (int k = 0; k < 16; ++k)
+                for (int c = 0; c < 3; ++c) {
+                    const T got = sh_coeff_grad(b[k], source.v_colour[c], k < active);
+                    EXPECT_EQ(std::memcmp(&got, &v_coeffs[3 * k + c], sizeof(T)), 0)
+                        << "degree " << degree << " k " << k << " c " << c << ": " << got << " vs "
+                        << v_coeffs[3 * k + c];
+                }
+        }
+    EXPECT_GT(clamped_channels, 50);
+}
+
+TEST(Sh, GradientSourcesGiveTheVjpCoefficientGradients) {
+    check_sources_give_the_vjp<float>(1);
+    check_sources_give_the_vjp<double>(2);
 }
 
 }  // namespace

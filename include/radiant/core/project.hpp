@@ -88,11 +88,12 @@ RADIANT_HD bool project_ewa_gaussian(const GaussianParams<T>& g, const ProjectSe
 
 // The chain rule from the footprint back to the parameters; v_sh ([K, 3], this Gaussian's) is added into.
 // With v_cam, also this Gaussian's share of the gradient with respect to the camera's pose
-// (core/camera_grad.hpp).
+// (core/camera_grad.hpp); with sh_source, what v_sh is made of (core/sh.hpp).
 template <class T>
 RADIANT_HD GaussianGrads<T> project_ewa_gaussian_vjp(const GaussianParams<T>& g, const ProjectSettings<T>& s,
                                                      const Footprint<T>& f, const FootprintGrads<T>& v,
-                                                     T* v_sh, CameraGrads<T>* v_cam = nullptr) {
+                                                     T* v_sh, CameraGrads<T>* v_cam = nullptr,
+                                                     ShGradSource<T>* sh_source = nullptr) {
     const Mat3<T> wt = transpose(s.cam.R);
     const Vec3<T> log_scale = clamp_anisotropy(g.log_scale, s.max_anisotropy);
     const Vec3<T> p = world_to_camera(s.cam, g.mean);
@@ -123,7 +124,7 @@ RADIANT_HD GaussianGrads<T> project_ewa_gaussian_vjp(const GaussianParams<T>& g,
 
     // colour = SH(normalize(μ − camera centre))
     const Vec3<T> view = g.mean - s.centre;
-    const Vec3<T> v_dir = sh_to_colour_vjp(s.sh_degree, g.sh, normalize(view), v.v_colour, v_sh);
+    const Vec3<T> v_dir = sh_to_colour_vjp(s.sh_degree, g.sh, normalize(view), v.v_colour, v_sh, sh_source);
     const Vec3<T> v_view = normalize_vjp(view, v_dir);
     out.v_mean += v_view;
     out.v_opacity_logit = v.v_opacity * compensation * sig * (T(1) - sig);

@@ -154,12 +154,14 @@ RADIANT_HD void add_ray_hit(const RayResponse<T>& h, Vec3<T> dir, T v_alpha, Ray
 }
 
 // The chain rule from a Gaussian's hit sums to its parameters (through the anti-aliasing filter too); v_sh
-// ([K, 3]) is added into. v_mean_cam gets ∂L/∂m through the whitened ray alone, not the filter's depth term
-// (the densification statistic's input, ray_mean2d_grad, reads only its x and y).
+// ([K, 3]) is added into (with sh_source, what it is made of: core/sh.hpp). v_mean_cam gets ∂L/∂m through
+// the whitened ray alone, not the filter's depth term (the densification statistic's input,
+// ray_mean2d_grad, reads only its x and y).
 template <class T>
 RADIANT_HD GaussianGrads<T> project_ray_gaussian_vjp(const GaussianParams<T>& g, const ProjectSettings<T>& s,
                                                      const RayHitSums<T>& v, T* v_sh, Vec3<T>& v_mean_cam,
-                                                     CameraGrads<T>* v_cam = nullptr) {
+                                                     CameraGrads<T>* v_cam = nullptr,
+                                                     ShGradSource<T>* sh_source = nullptr) {
     const Vec3<T> m = world_to_camera(s.cam, g.mean);
     const T var = ray_filter_variance(m.z, s.eps2d, s.cam.fx, s.cam.fy);
     const Vec3<T> log_scale = filtered_log_scale(g.log_scale, var);
@@ -180,7 +182,7 @@ RADIANT_HD GaussianGrads<T> project_ray_gaussian_vjp(const GaussianParams<T>& g,
     const Vec3<T> v_m_filter{T(0), T(0), var > T(0) ? v_v * T(2) * var / m.z : T(0)};
     out.v_mean = transpose(s.cam.R) * (v_mean_cam + v_m_filter);
     const Vec3<T> view = g.mean - s.centre;
-    const Vec3<T> v_dir = sh_to_colour_vjp(s.sh_degree, g.sh, normalize(view), v.v_colour, v_sh);
+    const Vec3<T> v_dir = sh_to_colour_vjp(s.sh_degree, g.sh, normalize(view), v.v_colour, v_sh, sh_source);
     const Vec3<T> v_view = normalize_vjp(view, v_dir);
     out.v_mean += v_view;
     const T o = sigmoid(g.opacity_logit);

@@ -169,6 +169,10 @@ class CudaStep {
     void set_replay_rows(int rows);
     // For tests and `radiant bench`: entries hit by at most this many lanes of a warp skip its reduction.
     void set_direct_lanes(int lanes);
+    // For tests and `radiant bench`: whether a one-view step hands Adam its SH gradient as each Gaussian's
+    // sources (colour gradient and view direction, core/sh.hpp; the default, fewer bytes) or as the rows
+    // of 3·K values. The two give the same bits.
+    void set_sh_grads_as_sources(bool on);
 
     std::size_t size() const;
     std::size_t tile_pairs() const;

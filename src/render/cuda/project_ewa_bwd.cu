@@ -13,13 +13,14 @@ __device__ __forceinline__ void gaussian_bwd(const ProjectBwdArgs& a, int g, Cam
 #pragma unroll
     for (int i = 0; i < 3 * kMaxShCoeffs; ++i) v_sh[i] = 0.f;
     GaussianGrads<float> r{};
+    ShGradSource<float> source{};
     float norm = 0.f;
     if (a.fp.radii[g] > 0) {
         float sh[3 * kMaxShCoeffs];
         const GaussianParams<float> p = load_gaussian(a, g, sh);
-        r = ewa_gaussian_bwd(a.fp, p, g, v_sh, cam, norm);
+        r = ewa_gaussian_bwd(a.fp, p, g, v_sh, cam, norm, &source);
     }
-    store_gaussian_grads(a, g, r, v_sh, norm);
+    store_gaussian_grads(a, g, r, v_sh, source, norm);
 }
 
 // The camera pose gradient is summed only in the <true> instance (pose refinement).

@@ -15,19 +15,20 @@ __device__ __forceinline__ void gaussian_bwd(const ProjectRayBwdArgs& a, int g, 
 #pragma unroll
     for (int i = 0; i < 3 * kMaxShCoeffs; ++i) v_sh[i] = 0.f;
     GaussianGrads<float> r{};
+    ShGradSource<float> source{};
     float norm = 0.f;
     if (a.radii[g] > 0) {
         float sh[3 * kMaxShCoeffs];
         const GaussianParams<float> p = load_gaussian(a, g, sh);
         const RayHitSums<float> sums = load_ray_hit_sums(a.v_ray + kRayHitSumsSize * std::size_t(g));
         Vec3<float> v_mean_cam;
-        r = project_ray_gaussian_vjp(p, a.ps, sums, v_sh, v_mean_cam, cam);
+        r = project_ray_gaussian_vjp(p, a.ps, sums, v_sh, v_mean_cam, cam, &source);
         const float4 m = a.mean_opacity[g];
         norm = mean2d_grad_norm(
             ray_mean2d_grad(Vec3<float>{m.x, m.y, m.z}, v_mean_cam, a.ps.cam.fx, a.ps.cam.fy), a.ps.cam.width,
             a.ps.cam.height);
     }
-    store_gaussian_grads(a, g, r, v_sh, norm);
+    store_gaussian_grads(a, g, r, v_sh, source, norm);
 }
 
 // The camera pose gradient is summed only in the <true> instance (pose refinement).

@@ -101,6 +101,7 @@ void fill_grads_args(const DeviceGradsView& out, Args& a) {
     a.g_quats = out.quats;
     a.g_opacity_logits = out.opacity_logits;
     a.g_sh = out.sh;
+    a.g_sh_sources = out.sh_sources;
     a.mean2d_grad_norms = out.mean2d_grad_norms;
     a.camera_grads = out.camera;
 }

@@ -182,8 +182,8 @@ struct ProjectBwdArgs {
     int n = 0, sh_coeffs = 1;
     const float *means, *log_scales, *quats, *opacity_logits, *sh;
     EwaFootprintGrads fp;  // the raster backward's footprint gradients and the projection settings
-    // outputs [N, …], overwritten
-    float *g_means, *g_log_scales, *g_quats, *g_opacity_logits, *g_sh;
+    // outputs [N, …], overwritten; g_sh_sources not null: written instead of g_sh (DeviceGradsView)
+    float *g_means, *g_log_scales, *g_quats, *g_opacity_logits, *g_sh, *g_sh_sources;
     float* mean2d_grad_norms;
     double* camera_grads;  // [6] added into when not null: the camera pose gradient (ε, τ)
 };
@@ -196,8 +196,8 @@ struct ProjectRayBwdArgs {
     const int* radii;
     const float4* mean_opacity;
     const float* v_ray;  // [N, kRayHitSumsSize]
-    // outputs [N, …], overwritten
-    float *g_means, *g_log_scales, *g_quats, *g_opacity_logits, *g_sh;
+    // outputs [N, …], overwritten; g_sh_sources not null: written instead of g_sh (DeviceGradsView)
+    float *g_means, *g_log_scales, *g_quats, *g_opacity_logits, *g_sh, *g_sh_sources;
     float* mean2d_grad_norms;
     double* camera_grads;  // [6] added into when not null: the camera pose gradient (ε, τ)
 };
@@ -242,11 +242,21 @@ void launch_scatter_splat_grads(const float* in, const std::uint32_t* index, std
 
 constexpr int kBlock1d = 256;
 
-// One Gaussian's gradient entries into a geometry backward's outputs (g_means … g_sh, mean2d_grad_norms).
+// One Gaussian's gradient entries into a geometry backward's outputs (g_means … g_sh or g_sh_sources,
+// mean2d_grad_norms).
 template <class Args>
 __device__ __forceinline__ void store_gaussian_grads(const Args& a, int g, const GaussianGrads<float>& r,
-                                                     const float* v_sh, float mean2d_grad_norm) {
-    store_sh(v_sh, 3 * a.sh_coeffs, a.g_sh + std::size_t(g) * std::size_t(3 * a.sh_coeffs));
+                                                     const float* v_sh, const ShGradSource<float>& sh_source,
+                                                     float mean2d_grad_norm) {
+    if (a.g_sh_sources) {
+        float* s = a.g_sh_sources + 6 * std::size_t(g);
+        for (int c = 0; c < 3; ++c) {
+            s[c] = sh_source.v_colour[c];
+            s[3 + c] = sh_source.dir[c];
+        }
+    } else {
+        store_sh(v_sh, 3 * a.sh_coeffs, a.g_sh + std::size_t(g) * std::size_t(3 * a.sh_coeffs));
+    }
     for (int c = 0; c < 3; ++c) {
         a.g_means[3 * g + c] = r.v_mean[c];
         a.g_log_scales[3 * g + c] = r.v_log_scale[c];

@@ -1,3 +1,4 @@
+#include "radiant/core/sh.hpp"
 #include "radiant/render/cuda/cuda_check.hpp"
 #include "stages.hpp"
 
@@ -19,6 +20,81 @@ __device__ __forceinline__ bool updated(const AdamArgs& a, const AdamGroup& g, s
     return a.radii == nullptr || a.radii[unsigned(i) / unsigned(g.per)] > 0;
 }
 
+// Adam bad-value counts of one thread, added to AdamArgs::bad once at its end.
+struct BadCounts {
+    unsigned grads = 0, rejected = 0, params = 0;
+    __device__ void add(int flags) {
+        grads += (flags & kAdamBadGrad) != 0;
+        rejected += (flags & kAdamRejected) != 0;
+        params += (flags & kAdamBadParam) != 0;
+    }
+    __device__ void flush(unsigned* bad) const {
+        if (grads) atomicAdd(&bad[0], grads);
+        if (rejected) atomicAdd(&bad[1], rejected);
+        if (params) atomicAdd(&bad[2], params);
+    }
+};
+
+// The SH group when its gradient comes as sources (AdamGroup::sh_sources): a block takes kShChunk
+// Gaussians at a time, forms their gradient rows in shared memory (one thread a Gaussian: its basis once,
+// every index a constant), then updates their elements as the plain path does, reading the gradient from
+// shared memory instead of global. Rows are padded to an odd stride so the row writes do not collide on
+// banks.
+constexpr int kShChunk = 128;
+constexpr int kShStride = 3 * kMaxShCoeffs + 1;
+
+__device__ void adam_sh_from_sources(const AdamArgs& a, const AdamGroup& g, BadCounts& bad) {
+    __shared__ float rows[kShChunk * kShStride];
+    const unsigned row = 3u * unsigned(g.sh_coeffs);
+    const std::size_t gaussians = g.n / row;
+    for (std::size_t first = std::size_t(blockIdx.x) * kShChunk; first < gaussians;
+         first += std::size_t(gridDim.x) * kShChunk) {
+        const unsigned count = unsigned(std::min<std::size_t>(kShChunk, gaussians - first));
+        if (threadIdx.x < count) {
+            const float* s = g.sh_sources + 6 * (first + threadIdx.x);
+            const Vec3<float> v_colour{s[0], s[1], s[2]};
+            float b[kMaxShCoeffs];
+            sh_basis(kMaxShDegree, Vec3<float>{s[3], s[4], s[5]}, b);
+            float* r = rows + threadIdx.x * kShStride;
+            RADIANT_UNROLL
+            for (int k = 0; k < kMaxShCoeffs; ++k) {
+                if (k >= g.sh_coeffs) break;
+                RADIANT_UNROLL
+                for (int c = 0; c < 3; ++c) r[3 * k + c] = sh_coeff_grad(b[k], v_colour[c], k < g.sh_active);
+            }
+        }
+        __syncthreads();
+        const std::size_t base = first * row;
+        const unsigned elements = count * row;
+        if (row % 4u == 0u) {  // K = 4 or 16: 16-byte loads, a float4 never crosses a row
+            for (unsigned e = 4u * threadIdx.x; e < elements; e += 4u * blockDim.x) {
+                const std::size_t q = (base + e) / 4;
+                const unsigned gi = e / row, j = e - gi * row;
+                if (a.radii != nullptr && a.radii[first + gi] <= 0) continue;
+                const float* gr = rows + gi * kShStride + j;
+                float4 p = reinterpret_cast<const float4*>(g.params)[q];
+                float4 m = reinterpret_cast<const float4*>(g.m)[q];
+                float4 v = reinterpret_cast<const float4*>(g.v)[q];
+                bad.add(update_one(g, 4 * q, p.x, gr[0], m.x, v.x));
+                bad.add(update_one(g, 4 * q + 1, p.y, gr[1], m.y, v.y));
+                bad.add(update_one(g, 4 * q + 2, p.z, gr[2], m.z, v.z));
+                bad.add(update_one(g, 4 * q + 3, p.w, gr[3], m.w, v.w));
+                reinterpret_cast<float4*>(g.params)[q] = p;
+                reinterpret_cast<float4*>(g.m)[q] = m;
+                reinterpret_cast<float4*>(g.v)[q] = v;
+            }
+        } else {
+            for (unsigned e = threadIdx.x; e < elements; e += blockDim.x) {
+                const std::size_t i = base + e;
+                const unsigned gi = e / row, j = e - gi * row;
+                if (a.radii != nullptr && a.radii[first + gi] <= 0) continue;
+                bad.add(update_one(g, i, g.params[i], rows[gi * kShStride + j], g.m[i], g.v[i]));
+            }
+        }
+        __syncthreads();
+    }
+}
+
 // Fused Adam: blockIdx.y picks the group; each thread updates four consecutive elements with 16-byte loads
 // and stores (every group is its own allocation, so 16-byte aligned), block 0 takes the tail. Each element
 // is the shared core update (core/adam_update.hpp), so the GPU and the CPU optimizer agree to float rounding.
@@ -26,12 +102,13 @@ __device__ __forceinline__ bool updated(const AdamArgs& a, const AdamGroup& g, s
 // view of part of the scene cheaper.
 __global__ void adam_kernel(AdamArgs a) {
     const AdamGroup& g = a.groups[blockIdx.y];
-    unsigned bad_grads = 0, rejected = 0, bad_params = 0;
-    auto count = [&](int flags) {
-        bad_grads += (flags & kAdamBadGrad) != 0;
-        rejected += (flags & kAdamRejected) != 0;
-        bad_params += (flags & kAdamBadParam) != 0;
-    };
+    BadCounts bad;
+    if (g.sh_sources) {
+        adam_sh_from_sources(a, g, bad);
+        bad.flush(a.bad);
+        return;
+    }
+    auto count = [&](int flags) { bad.add(flags); };
     const std::size_t n4 = g.n / 4;
     for (std::size_t q = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; q < n4;
          q += std::size_t(gridDim.x) * blockDim.x) {
@@ -60,9 +137,7 @@ __global__ void adam_kernel(AdamArgs a) {
     if (blockIdx.x == 0)
         for (std::size_t i = 4 * n4 + threadIdx.x; i < g.n; i += blockDim.x)
             if (updated(a, g, i)) count(update_one(g, i, g.params[i], g.grads[i], g.m[i], g.v[i]));
-    if (bad_grads) atomicAdd(&a.bad[0], bad_grads);
-    if (rejected) atomicAdd(&a.bad[1], rejected);
-    if (bad_params) atomicAdd(&a.bad[2], bad_params);
+    bad.flush(a.bad);
 }
 
 __global__ void normalize_quats_kernel(float* q, std::size_t n, const std::int32_t* radii) {

@@ -113,9 +113,10 @@ double CudaStep::step(const Camera& camera, const RenderSettings& settings, cons
     launch_loss_l1({values, d.raster.rgb(), d.target.data(), d.v_rgb.data(), d.loss_sum.data()}, d.stream);
     if (timer) timer->mark(Stage::loss, d.stream);
 
-    d.raster.backward(d.view(), d.v_rgb.data(), d.grads_view(), d.stream, timer);
+    const DeviceGradsView grads = d.grads_view(true);
+    d.raster.backward(d.view(), d.v_rgb.data(), grads, d.stream, timer);
 
-    d.adam(lr, config, d.raster.radii());
+    d.adam(lr, config, d.raster.radii(), &grads, settings.sh_degree);
     if (timer) timer->mark(Stage::adam, d.stream);
 
     RADIANT_CUDA_CHECK(
@@ -364,7 +365,7 @@ TrainStepResult CudaStep::train_step(const TrainStepArgs& in) {
     else
         appearance_step(d, camera, in, target);
     if (timer) timer->mark(Stage::loss, d.stream);
-    DeviceGradsView grads = d.grads_view();
+    DeviceGradsView grads = d.grads_view(true);
     if (in.camera_grads) grads.camera = d.sums.data() + kSumCamera;
     d.raster.backward(d.view(), d.v_rgb.data(), grads, d.stream, timer);
     if (in.opacity_reg > 0 || in.scale_reg > 0)
@@ -373,7 +374,7 @@ TrainStepResult CudaStep::train_step(const TrainStepArgs& in) {
     if (in.update) {
         launch_accumulate_stats(d.stats_view(), d.norms.data(), d.raster.radii(), d.n, d.sums.data(),
                                 d.stream);
-        d.adam(in.lr, in.adam, d.raster.radii());
+        d.adam(in.lr, in.adam, d.raster.radii(), &grads, in.settings.sh_degree);
     }
     if (timer) timer->mark(Stage::adam, d.stream);
     read_sums(d);
@@ -469,6 +470,10 @@ void CudaStep::set_replay_rows(int rows) {
 void CudaStep::set_direct_lanes(int lanes) {
     impl_->raster.set_direct_lanes(lanes);
     impl_->record_raster.set_direct_lanes(lanes);
+}
+
+void CudaStep::set_sh_grads_as_sources(bool on) {
+    impl_->sh_grads_as_sources = on;
 }
 
 std::size_t CudaStep::tile_pairs() const {

@@ -34,6 +34,10 @@ struct AdamGroup {
     float rest_lr;
     int sh_coeffs;  // > 0 only for the SH group
     int per;        // elements a Gaussian
+    // SH group: when not null, `grads` is not read; each element's gradient is formed from its Gaussian's
+    // ShGradSource [N, 6] (core/sh.hpp), 0 for coefficients at or past sh_active.
+    const float* sh_sources = nullptr;
+    int sh_active = 0;
 };
 struct AdamArgs {
     AdamGroup groups[5];

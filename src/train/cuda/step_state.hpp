@@ -1,5 +1,6 @@
 #pragma once
 // The device state behind CudaStep, shared by its translation units (the step, densification). Private.
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -115,6 +116,10 @@ struct CudaStep::Impl {
     DeviceBuffer<std::int32_t> dead_ids{&counter}, sources{&counter};
     DeviceBuffer<unsigned char> scan_scratch{&counter};
     DeviceBuffer<float> norms{&counter}, target{&counter}, v_rgb{&counter};
+    // A one-view step hands Adam its SH gradient as sources [N, 6] (DeviceGradsView::sh_sources, written
+    // where grads.sh is); off (a test's comparison, `radiant bench --sh-rows`): as the rows, as a batch or
+    // gradients() has them.
+    bool sh_grads_as_sources = true;
     DeviceBuffer<double> loss_sum{&counter};
     // Gaussian-parallel training: the records of a view in increasing id (render_splats)
     DeviceBuffer<std::uint64_t> merge_ids{&counter};
@@ -159,8 +164,10 @@ struct CudaStep::Impl {
                 params.opacity_logits.data(),
                 params.sh.data()};
     }
-    // radii: the step's projection, read with config.visible_only.
-    void adam(const LearningRates& lr, const AdamConfig& config, const std::int32_t* radii) {
+    // radii: the step's projection, read with config.visible_only. sh_view: the backward's outputs Adam
+    // reads, whose SH gradient may be sources (grads_view); sh_active: the degree that step rendered.
+    void adam(const LearningRates& lr, const AdamConfig& config, const std::int32_t* radii,
+              const DeviceGradsView* sh_view = nullptr, int sh_active = 0) {
         Impl& d = *this;
         ++d.adam_step;
         const float bias1 = float(1 - std::pow(config.beta1, double(d.adam_step)));
@@ -187,6 +194,10 @@ struct CudaStep::Impl {
         const int sh_coeffs = sh_coeff_count(d.sh_degree);
         group(d.params.sh, d.grads.sh, d.m.sh, d.v.sh, element(lr.sh_dc, config.sh), float(lr.sh_rest),
               sh_coeffs, 3 * sh_coeffs);
+        if (sh_view && sh_view->sh_sources) {
+            a.groups[a.count - 1].sh_sources = sh_view->sh_sources;
+            a.groups[a.count - 1].sh_active = sh_coeff_count(std::min(sh_active, d.sh_degree));
+        }
         a.bad = d.bad.data();
         a.radii = config.visible_only ? radii : nullptr;
         launch_adam(a, d.stream);
@@ -202,6 +213,8 @@ struct CudaStep::Impl {
         max_radii.zero(stream);
     }
     // After the parameter count changed: gradients and per-Gaussian scratch follow, statistics restart.
+    // (The SH rows stay allocated although a one-view step writes only their first 6 floats a Gaussian:
+    // the memory cap's estimate, train/memory_cap.cpp, is drawn from peaks that include them.)
     void resized() {
         grads.resize_discard(n, sh_degree);
         norms.resize_discard(n);
@@ -228,9 +241,24 @@ struct CudaStep::Impl {
     // Exclusive prefix sum of counts[0..count) into out (CUB), scratch grown as needed.
     void exclusive_scan(const std::uint32_t* in, std::uint32_t* out, std::size_t count);
     void inclusive_scan(const double* in, double* out, std::size_t count);
-    DeviceGradsView grads_view() {
-        return {grads.means.data(),          grads.log_scales.data(), grads.quats.data(),
-                grads.opacity_logits.data(), grads.sh.data(),         norms.data()};
+    // The geometry backward's outputs: with `one_view_step` (its gradients go straight to adam()) and
+    // sh_grads_as_sources, the SH gradient as sources; otherwise as rows, sized here.
+    DeviceGradsView grads_view(bool one_view_step = false) {
+        DeviceGradsView v{grads.means.data(),
+                          grads.log_scales.data(),
+                          grads.quats.data(),
+                          grads.opacity_logits.data(),
+                          nullptr,
+                          norms.data()};
+        const std::size_t row = std::size_t(sh_coeff_count(sh_degree)) * 3;
+        if (one_view_step && sh_grads_as_sources) {
+            grads.sh.resize_discard(std::max<std::size_t>(row, 6) * n);  // degree 0: rows of 3 floats
+            v.sh_sources = grads.sh.data();
+        } else {
+            grads.sh.resize_discard(row * n);
+            v.sh = grads.sh.data();
+        }
+        return v;
     }
 };
 

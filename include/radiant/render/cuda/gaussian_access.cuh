@@ -55,11 +55,13 @@ __device__ __forceinline__ GaussianParams<float> load_gaussian(const Arrays& a, 
 
 // The ewa geometry backward of visible Gaussian g (radius > 0) with parameters p: the gradient of every
 // parameter (v_sh, a zeroed register array, added into), its share of the camera pose gradient when `cam`
-// is not null, and its 2D-gradient norm for densification.
+// is not null, what v_sh is made of when `sh_source` is not null, and its 2D-gradient norm for
+// densification.
 __device__ __forceinline__ GaussianGrads<float> ewa_gaussian_bwd(const EwaFootprintGrads& fp,
                                                                  const GaussianParams<float>& p, int g,
                                                                  float* v_sh, CameraGrads<float>* cam,
-                                                                 float& mean2d_norm) {
+                                                                 float& mean2d_norm,
+                                                                 ShGradSource<float>* sh_source = nullptr) {
     Footprint<float> f{};
     const float4 co = fp.conic_opacity[g];
     f.conic = {co.x, co.y, co.z};
@@ -70,7 +72,7 @@ __device__ __forceinline__ GaussianGrads<float> ewa_gaussian_bwd(const EwaFootpr
     v.v_colour = {fp.v_colours[3 * g], fp.v_colours[3 * g + 1], fp.v_colours[3 * g + 2]};
     v.v_opacity = fp.v_opacities[g];
     mean2d_norm = mean2d_grad_norm(v.v_mean2d, fp.ps.cam.width, fp.ps.cam.height);
-    return project_ewa_gaussian_vjp(p, fp.ps, f, v, v_sh, cam);
+    return project_ewa_gaussian_vjp(p, fp.ps, f, v, v_sh, cam, sh_source);
 }
 
 // The camera pose gradient summed over Gaussians: each warp adds its threads' shares (core/camera_grad.hpp),

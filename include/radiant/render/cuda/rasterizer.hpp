@@ -32,6 +32,10 @@ struct DeviceGradsView {
     float *means, *log_scales, *quats, *opacity_logits, *sh, *mean2d_grad_norms;
     // When not null: ∂L/∂ of a motion of the camera (core/camera_grad.hpp: ε then τ, 6 values), added into.
     double* camera = nullptr;
+    // When not null, `sh` is not written: each Gaussian's ShGradSource (core/sh.hpp: v_colour then dir, 6
+    // floats; zeros when culled) goes here [N, 6] instead, for an optimizer that forms the SH gradient where
+    // it reads it (6 floats a Gaussian written and read instead of 3·K).
+    float* sh_sources = nullptr;
 };
 
 // The ewa model's footprint gradients after the raster backward, with what the geometry backward reads
