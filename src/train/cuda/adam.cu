@@ -35,11 +35,49 @@ struct BadCounts {
     }
 };
 
+// Which of elements 4q … 4q+3 are updated (AdamArgs::radii); false when none is.
+__device__ __forceinline__ bool updated4(const AdamArgs& a, const AdamGroup& g, std::size_t q, bool mask[4]) {
+    bool any = a.radii == nullptr;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) mask[k] = true;
+    if (!any) {
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            mask[k] = updated(a, g, 4 * q + k);
+            any = any || mask[k];
+        }
+    }
+    return any;
+}
+
+// Elements 4q … 4q+3 with gradients gr, 16-byte loads and stores (every group is its own allocation, so
+// 16-byte aligned). Both paths of the SH group go through here, so that the compiler makes the same code of
+// the update, to the bit.
+__device__ __forceinline__ void update4(const AdamGroup& g, std::size_t q, const bool mask[4], float4 gr,
+                                        BadCounts& bad) {
+    float4 p = reinterpret_cast<const float4*>(g.params)[q];
+    float4 m = reinterpret_cast<const float4*>(g.m)[q];
+    float4 v = reinterpret_cast<const float4*>(g.v)[q];
+    if (mask[0]) bad.add(update_one(g, 4 * q, p.x, gr.x, m.x, v.x));
+    if (mask[1]) bad.add(update_one(g, 4 * q + 1, p.y, gr.y, m.y, v.y));
+    if (mask[2]) bad.add(update_one(g, 4 * q + 2, p.z, gr.z, m.z, v.z));
+    if (mask[3]) bad.add(update_one(g, 4 * q + 3, p.w, gr.w, m.w, v.w));
+    reinterpret_cast<float4*>(g.params)[q] = p;
+    reinterpret_cast<float4*>(g.m)[q] = m;
+    reinterpret_cast<float4*>(g.v)[q] = v;
+}
+
+// Element i alone (a group's last elements past its float4s), gradient gr.
+__device__ __forceinline__ void update1(const AdamGroup& g, std::size_t i, float gr, BadCounts& bad) {
+    bad.add(update_one(g, i, g.params[i], gr, g.m[i], g.v[i]));
+}
+
 // The SH group when its gradient comes as sources (AdamGroup::sh_sources): a block takes kShChunk
 // Gaussians at a time, forms their gradient rows in shared memory (one thread a Gaussian: its basis once,
 // every index a constant), then updates their elements as the plain path does, reading the gradient from
 // shared memory instead of global. Rows are padded to an odd stride so the row writes do not collide on
-// banks.
+// banks. A chunk starts at a multiple of 4 elements (kShChunk is), so only the group's last chunk can end
+// inside a float4: those elements go one by one, as the plain path's tail.
 constexpr int kShChunk = 128;
 constexpr int kShStride = 3 * kMaxShCoeffs + 1;
 
@@ -47,6 +85,10 @@ __device__ void adam_sh_from_sources(const AdamArgs& a, const AdamGroup& g, BadC
     __shared__ float rows[kShChunk * kShStride];
     const unsigned row = 3u * unsigned(g.sh_coeffs);
     const std::size_t gaussians = g.n / row;
+    auto grad = [&](unsigned e) {  // element e of the chunk
+        const unsigned gi = e / row;
+        return rows[gi * kShStride + (e - gi * row)];
+    };
     for (std::size_t first = std::size_t(blockIdx.x) * kShChunk; first < gaussians;
          first += std::size_t(gridDim.x) * kShChunk) {
         const unsigned count = unsigned(std::min<std::size_t>(kShChunk, gaussians - first));
@@ -65,78 +107,41 @@ __device__ void adam_sh_from_sources(const AdamArgs& a, const AdamGroup& g, BadC
         }
         __syncthreads();
         const std::size_t base = first * row;
-        const unsigned elements = count * row;
-        if (row % 4u == 0u) {  // K = 4 or 16: 16-byte loads, a float4 never crosses a row
-            for (unsigned e = 4u * threadIdx.x; e < elements; e += 4u * blockDim.x) {
-                const std::size_t q = (base + e) / 4;
-                const unsigned gi = e / row, j = e - gi * row;
-                if (a.radii != nullptr && a.radii[first + gi] <= 0) continue;
-                const float* gr = rows + gi * kShStride + j;
-                float4 p = reinterpret_cast<const float4*>(g.params)[q];
-                float4 m = reinterpret_cast<const float4*>(g.m)[q];
-                float4 v = reinterpret_cast<const float4*>(g.v)[q];
-                bad.add(update_one(g, 4 * q, p.x, gr[0], m.x, v.x));
-                bad.add(update_one(g, 4 * q + 1, p.y, gr[1], m.y, v.y));
-                bad.add(update_one(g, 4 * q + 2, p.z, gr[2], m.z, v.z));
-                bad.add(update_one(g, 4 * q + 3, p.w, gr[3], m.w, v.w));
-                reinterpret_cast<float4*>(g.params)[q] = p;
-                reinterpret_cast<float4*>(g.m)[q] = m;
-                reinterpret_cast<float4*>(g.v)[q] = v;
-            }
-        } else {
-            for (unsigned e = threadIdx.x; e < elements; e += blockDim.x) {
-                const std::size_t i = base + e;
-                const unsigned gi = e / row, j = e - gi * row;
-                if (a.radii != nullptr && a.radii[first + gi] <= 0) continue;
-                bad.add(update_one(g, i, g.params[i], rows[gi * kShStride + j], g.m[i], g.v[i]));
-            }
+        const unsigned elements = count * row, whole = elements / 4u;
+        for (unsigned f = threadIdx.x; f < whole; f += blockDim.x) {
+            const std::size_t q = base / 4 + f;
+            bool mask[4];
+            if (!updated4(a, g, q, mask)) continue;
+            update4(g, q, mask, make_float4(grad(4 * f), grad(4 * f + 1), grad(4 * f + 2), grad(4 * f + 3)),
+                    bad);
         }
+        for (unsigned e = 4u * whole + threadIdx.x; e < elements; e += blockDim.x)
+            if (updated(a, g, base + e)) update1(g, base + e, grad(e), bad);
         __syncthreads();
     }
 }
 
-// Fused Adam: blockIdx.y picks the group; each thread updates four consecutive elements with 16-byte loads
-// and stores (every group is its own allocation, so 16-byte aligned), block 0 takes the tail. Each element
-// is the shared core update (core/adam_update.hpp), so the GPU and the CPU optimizer agree to float rounding.
-// With radii, four elements none of whose Gaussians is visible are not loaded at all: that is what makes a
-// view of part of the scene cheaper.
+// Fused Adam: blockIdx.y picks the group; each thread updates four consecutive elements at a time (update4),
+// block 0 takes the tail. Each element is the shared core update (core/adam_update.hpp), so the GPU and the
+// CPU optimizer agree to float rounding. With radii, four elements none of whose Gaussians is visible are not
+// loaded at all: that is what makes a view of part of the scene cheaper.
 __global__ void adam_kernel(AdamArgs a) {
     const AdamGroup& g = a.groups[blockIdx.y];
     BadCounts bad;
     if (g.sh_sources) {
         adam_sh_from_sources(a, g, bad);
-        bad.flush(a.bad);
-        return;
-    }
-    auto count = [&](int flags) { bad.add(flags); };
-    const std::size_t n4 = g.n / 4;
-    for (std::size_t q = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; q < n4;
-         q += std::size_t(gridDim.x) * blockDim.x) {
-        bool any = a.radii == nullptr;
-        bool mask[4] = {true, true, true, true};
-        if (!any) {
-#pragma unroll
-            for (int k = 0; k < 4; ++k) {
-                mask[k] = updated(a, g, 4 * q + k);
-                any = any || mask[k];
-            }
+    } else {
+        const std::size_t n4 = g.n / 4;
+        for (std::size_t q = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; q < n4;
+             q += std::size_t(gridDim.x) * blockDim.x) {
+            bool mask[4];
+            if (!updated4(a, g, q, mask)) continue;
+            update4(g, q, mask, reinterpret_cast<const float4*>(g.grads)[q], bad);
         }
-        if (!any) continue;
-        float4 p = reinterpret_cast<const float4*>(g.params)[q];
-        const float4 gr = reinterpret_cast<const float4*>(g.grads)[q];
-        float4 m = reinterpret_cast<const float4*>(g.m)[q];
-        float4 v = reinterpret_cast<const float4*>(g.v)[q];
-        if (mask[0]) count(update_one(g, 4 * q, p.x, gr.x, m.x, v.x));
-        if (mask[1]) count(update_one(g, 4 * q + 1, p.y, gr.y, m.y, v.y));
-        if (mask[2]) count(update_one(g, 4 * q + 2, p.z, gr.z, m.z, v.z));
-        if (mask[3]) count(update_one(g, 4 * q + 3, p.w, gr.w, m.w, v.w));
-        reinterpret_cast<float4*>(g.params)[q] = p;
-        reinterpret_cast<float4*>(g.m)[q] = m;
-        reinterpret_cast<float4*>(g.v)[q] = v;
+        if (blockIdx.x == 0)
+            for (std::size_t i = 4 * n4 + threadIdx.x; i < g.n; i += blockDim.x)
+                if (updated(a, g, i)) update1(g, i, g.grads[i], bad);
     }
-    if (blockIdx.x == 0)
-        for (std::size_t i = 4 * n4 + threadIdx.x; i < g.n; i += blockDim.x)
-            if (updated(a, g, i)) count(update_one(g, i, g.params[i], g.grads[i], g.m[i], g.v[i]));
     bad.flush(a.bad);
 }
 
