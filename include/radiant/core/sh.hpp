@@ -22,7 +22,7 @@ constexpr double kShC3_0 = -0.5900435899266435, kShC3_1 = 2.890611442640554, kSh
                  kShC3_6 = -0.5900435899266435;
 
 // Basis values b[k], k < sh_coeff_count(degree), for a unit direction. Every product and sum is rounded as
-// written (mul_rn, core/hd.hpp): the optimizer rebuilds SH gradients from the direction (sh_coeff_grads) and
+// written (mul_rn, core/hd.hpp): the optimizer rebuilds SH gradients from the direction (sh_coeff_grad) and
 // must get the geometry backward's basis to the bit.
 template <class T>
 RADIANT_HD void sh_basis(int degree, Vec3<T> dir, T* b) {
