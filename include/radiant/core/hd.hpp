@@ -1,8 +1,8 @@
 #pragma once
-#include <type_traits>
-
 // RADIANT_HD marks the shared maths: __host__ __device__ under nvcc, nothing under a plain C++ compiler,
 // so the CPU reference and the CUDA kernels compile the very same functions.
+#include <type_traits>
+
 #if defined(__CUDACC__)
 #define RADIANT_HD __host__ __device__ __forceinline__
 #else

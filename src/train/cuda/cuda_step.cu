@@ -116,7 +116,7 @@ double CudaStep::step(const Camera& camera, const RenderSettings& settings, cons
     const DeviceGradsView grads = d.grads_view(true);
     d.raster.backward(d.view(), d.v_rgb.data(), grads, d.stream, timer);
 
-    d.adam(lr, config, d.raster.radii(), &grads, settings.sh_degree);
+    d.adam(lr, config, d.raster.radii(), grads.sh_sources, settings.sh_degree);
     if (timer) timer->mark(Stage::adam, d.stream);
 
     RADIANT_CUDA_CHECK(
@@ -374,7 +374,7 @@ TrainStepResult CudaStep::train_step(const TrainStepArgs& in) {
     if (in.update) {
         launch_accumulate_stats(d.stats_view(), d.norms.data(), d.raster.radii(), d.n, d.sums.data(),
                                 d.stream);
-        d.adam(in.lr, in.adam, d.raster.radii(), &grads, in.settings.sh_degree);
+        d.adam(in.lr, in.adam, d.raster.radii(), grads.sh_sources, in.settings.sh_degree);
     }
     if (timer) timer->mark(Stage::adam, d.stream);
     read_sums(d);

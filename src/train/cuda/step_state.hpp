@@ -164,10 +164,10 @@ struct CudaStep::Impl {
                 params.opacity_logits.data(),
                 params.sh.data()};
     }
-    // radii: the step's projection, read with config.visible_only. sh_view: the backward's outputs Adam
-    // reads, whose SH gradient may be sources (grads_view); sh_active: the degree that step rendered.
+    // radii: the step's projection, read with config.visible_only. sh_sources: the backward's SH gradient as
+    // sources (grads_view's DeviceGradsView::sh_sources) when not null, of a step rendered at sh_active.
     void adam(const LearningRates& lr, const AdamConfig& config, const std::int32_t* radii,
-              const DeviceGradsView* sh_view = nullptr, int sh_active = 0) {
+              const float* sh_sources = nullptr, int sh_active = 0) {
         Impl& d = *this;
         ++d.adam_step;
         const float bias1 = float(1 - std::pow(config.beta1, double(d.adam_step)));
@@ -194,8 +194,8 @@ struct CudaStep::Impl {
         const int sh_coeffs = sh_coeff_count(d.sh_degree);
         group(d.params.sh, d.grads.sh, d.m.sh, d.v.sh, element(lr.sh_dc, config.sh), float(lr.sh_rest),
               sh_coeffs, 3 * sh_coeffs);
-        if (sh_view && sh_view->sh_sources) {
-            a.groups[a.count - 1].sh_sources = sh_view->sh_sources;
+        if (sh_sources) {
+            a.groups[a.count - 1].sh_sources = sh_sources;
             a.groups[a.count - 1].sh_active = sh_coeff_count(std::min(sh_active, d.sh_degree));
         }
         a.bad = d.bad.data();
