@@ -34,23 +34,30 @@ RADIANT_HD bool is_median_hit(T t_before, T t_after) {
     return t_before >= T(0.5) && t_after < T(0.5);
 }
 
-// α of one Gaussian at one pixel; false when the hit is skipped.
+// α of one Gaussian at one pixel; false when the hit is skipped. `g` receives exp(power), which the gradient
+// of a kept hit reuses (splat_alpha_vjp's second form) instead of evaluating the exponential again.
 template <class T>
-RADIANT_HD bool splat_alpha(Sym2<T> conic, Vec2<T> d, T opacity, T extent_sq, T alpha_cutoff, T& alpha) {
+RADIANT_HD bool splat_alpha(Sym2<T> conic, Vec2<T> d, T opacity, T extent_sq, T alpha_cutoff, T& alpha,
+                            T& g) {
     T power = conic_power(conic, d);
     if (power > T(0) || T(-2) * power > extent_sq) return false;
-    T a = opacity * std::exp(power);
+    g = std::exp(power);
+    T a = opacity * g;
     alpha = a < T(kMaxAlpha) ? a : T(kMaxAlpha);
     return alpha >= alpha_cutoff;
 }
 
-// Adds ∂L/∂conic (stored form), ∂L/∂mean2d and ∂L/∂opacity from ∂L/∂α for a hit that splat_alpha kept.
-// The clamp at 0.99 passes no gradient.
 template <class T>
-RADIANT_HD void splat_alpha_vjp(Sym2<T> conic, Vec2<T> d, T opacity, T v_alpha, Sym2<T>& v_conic,
+RADIANT_HD bool splat_alpha(Sym2<T> conic, Vec2<T> d, T opacity, T extent_sq, T alpha_cutoff, T& alpha) {
+    T g;
+    return splat_alpha(conic, d, opacity, extent_sq, alpha_cutoff, alpha, g);
+}
+
+// Adds ∂L/∂conic (stored form), ∂L/∂mean2d and ∂L/∂opacity from ∂L/∂α for a hit that splat_alpha kept, whose
+// exp(power) is g. The clamp at 0.99 passes no gradient.
+template <class T>
+RADIANT_HD void splat_alpha_vjp(Sym2<T> conic, Vec2<T> d, T opacity, T g, T v_alpha, Sym2<T>& v_conic,
                                 Vec2<T>& v_mean2d, T& v_opacity) {
-    T power = conic_power(conic, d);
-    T g = std::exp(power);
     if (!(opacity * g < T(kMaxAlpha))) return;
     v_opacity += g * v_alpha;
     T v_power = opacity * g * v_alpha;
@@ -60,6 +67,13 @@ RADIANT_HD void splat_alpha_vjp(Sym2<T> conic, Vec2<T> d, T opacity, T v_alpha, 
     // ∂power/∂d = −(conic·d); d = pixel − mean2d.
     v_mean2d.x += (conic.a * d.x + conic.b * d.y) * v_power;
     v_mean2d.y += (conic.b * d.x + conic.c * d.y) * v_power;
+}
+
+template <class T>
+RADIANT_HD void splat_alpha_vjp(Sym2<T> conic, Vec2<T> d, T opacity, T v_alpha, Sym2<T>& v_conic,
+                                Vec2<T>& v_mean2d, T& v_opacity) {
+    splat_alpha_vjp(conic, d, opacity, T(std::exp(conic_power(conic, d))), v_alpha, v_conic, v_mean2d,
+                    v_opacity);
 }
 
 }  // namespace radiant

@@ -4,7 +4,6 @@
 namespace radiant::cuda {
 namespace {
 
-constexpr int kMaxBlock = 256;
 constexpr unsigned kFullMask = 0xffffffffu;
 
 __device__ float clip(float v, float limit) {
@@ -17,12 +16,12 @@ __device__ Vec3<float> pixel_grad(const RasterBwdArgs& a, std::size_t pix) {
 }
 
 // Sums the N values of every lane over the warp and leaves the totals scattered: afterwards v[0] of lane l
-// holds the total of value index `index` (returned; ≥ N on lanes that hold none), the same on l and l ^ 1.
+// holds the total of value index scatter_index<N>(l) (≥ N on lanes that hold none), the same on l and l ^ 1.
 // Each step halves the values a lane keeps: it sends the half its partner keeps and adds the half it
 // receives, so N = 9 takes 5 + 3 + 2 + 1 + 1 = 12 shuffles instead of 9 × 5 = 45 for a full sum of each,
 // and the totals leave in one atomic instruction of several lanes instead of N from one lane.
 template <int N, int kOffset = 16>
-__device__ __forceinline__ int warp_reduce_scatter(float* v, int lane, int index = 0) {
+__device__ __forceinline__ void warp_reduce_scatter(float* v, int lane) {
     if constexpr (kOffset >= 2) {
         constexpr int kHalf = (N + 1) / 2;
         const bool upper = (lane & kOffset) != 0;
@@ -31,10 +30,20 @@ __device__ __forceinline__ int warp_reduce_scatter(float* v, int lane, int index
             const float lo = v[i], hi = i + kHalf < N ? v[i + kHalf] : 0.f;
             v[i] = (upper ? hi : lo) + __shfl_xor_sync(kFullMask, upper ? lo : hi, kOffset);
         }
-        return warp_reduce_scatter<kHalf, kOffset / 2>(v, lane, upper ? index + kHalf : index);
+        warp_reduce_scatter<kHalf, kOffset / 2>(v, lane);
     } else {
         static_assert(N == 1, "warp_reduce_scatter: at most 16 values");
         v[0] += __shfl_xor_sync(kFullMask, v[0], 1);
+    }
+}
+
+// The value index whose total warp_reduce_scatter<N> leaves in lane `lane`: the halves it kept at each step.
+template <int N, int kOffset = 16>
+__device__ __forceinline__ int scatter_index(int lane, int index = 0) {
+    if constexpr (kOffset >= 2) {
+        constexpr int kHalf = (N + 1) / 2;
+        return scatter_index<kHalf, kOffset / 2>(lane, (lane & kOffset) != 0 ? index + kHalf : index);
+    } else {
         return index;
     }
 }
@@ -45,17 +54,20 @@ __device__ __forceinline__ int warp_reduce_scatter(float* v, int lane, int index
 // instructions. The tile's list is walked back to front from the furthest last hit of any of its pixels, in
 // shared-memory batches; at each entry (uniform across the block) each pixel that composited it adds its
 // gradient (the model's kGrads floats) to its thread's sum, the warp sums those with shuffles (scattered
-// over its lanes) and one lane per value adds the total to the Gaussian. T before each hit is recovered as
-// T_after / (1 − α), as the CPU reference.
-template <class Model, int kRows>
-__global__ void __launch_bounds__(kMaxBlock / kRows) raster_bwd_replay_kernel(RasterBwdArgs a) {
-    __shared__ typename Model::template Batch<kMaxBlock / kRows> s;
+// over its lanes) and one lane per value adds the total to the Gaussian: each lane's value, and so where it
+// adds it, is the same at every entry, found once. T before each hit is recovered as T_after / (1 − α), as
+// the CPU reference.
+// The batch holds one Gaussian per thread of this block, kTile² / kRows (as the forward's).
+template <class Model, int kTile, int kRows>
+__global__ void __launch_bounds__(kTile* kTile / kRows) raster_bwd_replay_kernel(RasterBwdArgs a) {
+    __shared__ typename Model::template Batch<kTile * kTile / kRows> s;
     __shared__ int s_max_last;
     const RasterFwdArgs& f = a.fwd;
+    constexpr int block = kTile * kTile / kRows, kStride = kTile / kRows;  // threads, and rows between pixels
     const int tile = blockIdx.y * f.tiles_x + blockIdx.x;
-    const int tid = threadIdx.y * blockDim.x + threadIdx.x, block = blockDim.x * blockDim.y;
+    const int tid = threadIdx.y * kTile + threadIdx.x;
     const uint2 range = f.tile_ranges[tile];
-    const int x = blockIdx.x * f.tile_size + threadIdx.x;
+    const int x = blockIdx.x * kTile + threadIdx.x;
     typename Model::Pixel px[kRows];
     int my_last[kRows];
     float trans[kRows];
@@ -63,7 +75,7 @@ __global__ void __launch_bounds__(kMaxBlock / kRows) raster_bwd_replay_kernel(Ra
     int furthest = int(range.x);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
-        const int y = blockIdx.y * f.tile_size + threadIdx.y + r * int(blockDim.y);
+        const int y = blockIdx.y * kTile + threadIdx.y + r * kStride;
         const bool inside = x < f.width && y < f.height;
         const std::size_t pix = inside ? std::size_t(y) * std::size_t(f.width) + std::size_t(x) : 0;
         px[r] = {};
@@ -81,6 +93,9 @@ __global__ void __launch_bounds__(kMaxBlock / kRows) raster_bwd_replay_kernel(Ra
     __syncthreads();
     const int end = s_max_last;
     const int lane = tid & 31;
+    const int my_value = scatter_index<Model::kGrads>(lane);
+    const bool adds_total = (lane & 1) == 0 && my_value < Model::kGrads;
+    const GradSlot my_slot = adds_total ? Model::slot(a, my_value) : GradSlot{};
     for (int batch_end = end; batch_end > int(range.x); batch_end -= block) {
         const int batch_start = max(int(range.x), batch_end - block);
         const int idx = batch_start + tid;
@@ -100,10 +115,14 @@ __global__ void __launch_bounds__(kMaxBlock / kRows) raster_bwd_replay_kernel(Ra
                     if (!Model::alpha(sp, px[r], f.alpha_cutoff, alpha, h)) continue;
                     hit = true;
                     trans[r] = trans[r] / (1.f - alpha);
-                    float w[Model::kGrads];
-                    Model::hit_grad(sp, s.colour_of(j), px[r], h, alpha, trans[r], v_c[r], behind[r], w);
+                    if constexpr (kRows == 1) {  // v = w, not 0 + w: equal sums, fewer instructions
+                        Model::hit_grad(sp, s.colour_of(j), px[r], h, alpha, trans[r], v_c[r], behind[r], v);
+                    } else {
+                        float w[Model::kGrads];
+                        Model::hit_grad(sp, s.colour_of(j), px[r], h, alpha, trans[r], v_c[r], behind[r], w);
 #pragma unroll
-                    for (int k = 0; k < Model::kGrads; ++k) v[k] += w[k];
+                        for (int k = 0; k < Model::kGrads; ++k) v[k] += w[k];
+                    }
                 }
             }
             const unsigned hits = __ballot_sync(kFullMask, hit);
@@ -112,8 +131,8 @@ __global__ void __launch_bounds__(kMaxBlock / kRows) raster_bwd_replay_kernel(Ra
                 if (hit) Model::add(a, s.gid[j], v);
                 continue;
             }
-            const int k = warp_reduce_scatter<Model::kGrads>(v, lane);
-            if ((lane & 1) == 0 && k < Model::kGrads) Model::add_one(a, s.gid[j], k, v[0]);
+            warp_reduce_scatter<Model::kGrads>(v, lane);
+            if (adds_total) my_slot.add(s.gid[j], v[0]);
         }
         __syncthreads();
     }
@@ -169,12 +188,18 @@ void launch(const RasterBwdArgs& a, cudaStream_t stream) {
             a.replay_rows > 0 ? a.replay_rows : replay_rows(f.tiles_x * f.tiles_y, f.tile_size, a.sm_count);
         if (f.tile_size * f.tile_size / rows < 32) rows = 2;  // whole warps: 8×8 tiles take at most 2
         const dim3 threads(unsigned(f.tile_size), unsigned(f.tile_size / rows));
-        if (rows == 4)
-            raster_bwd_replay_kernel<Model, 4><<<grid, threads, 0, stream>>>(a);
-        else if (rows == 2)
-            raster_bwd_replay_kernel<Model, 2><<<grid, threads, 0, stream>>>(a);
-        else
-            raster_bwd_replay_kernel<Model, 1><<<grid, threads, 0, stream>>>(a);
+        if (f.tile_size == 8) {
+            if (rows == 2)
+                raster_bwd_replay_kernel<Model, 8, 2><<<grid, threads, 0, stream>>>(a);
+            else
+                raster_bwd_replay_kernel<Model, 8, 1><<<grid, threads, 0, stream>>>(a);
+        } else if (rows == 4) {
+            raster_bwd_replay_kernel<Model, 16, 4><<<grid, threads, 0, stream>>>(a);
+        } else if (rows == 2) {
+            raster_bwd_replay_kernel<Model, 16, 2><<<grid, threads, 0, stream>>>(a);
+        } else {
+            raster_bwd_replay_kernel<Model, 16, 1><<<grid, threads, 0, stream>>>(a);
+        }
         RADIANT_CUDA_CHECK_LAUNCH("raster_bwd_replay_kernel");
     }
 }

@@ -4,20 +4,22 @@
 namespace radiant::cuda {
 namespace {
 
-constexpr int kMaxBlock = 256;  // 16×16 tiles
-
-// One block per tile, one thread per pixel. The tile's sorted list is streamed through shared memory in
-// batches of one Gaussian per thread; each pixel composites front to back with the per-hit rules of
-// core/composite.hpp (α from the shading model) and records its trace. Reads the projection and the lists;
-// writes rgb, final_T, n_hits, last_isect and (trace mode) the hits. A pixel without a ray (`ray` model,
-// outside the lens model's valid region) is background. With kDepth, also the expected depth of the
-// composited hits (core/composite.hpp's weights) and their median depth, as the CPU reference.
-template <class Model, bool kDepth>
-__global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) {
-    __shared__ typename Model::template Batch<kMaxBlock> s;
+// One block per tile (kTile × kTile pixels), one thread per pixel. The tile's sorted list is streamed through
+// shared memory in batches of one Gaussian per thread; each pixel composites front to back with the per-hit
+// rules of core/composite.hpp (α from the shading model) and records its trace. Reads the projection and the
+// lists; writes rgb, final_T, n_hits, last_isect and (trace mode) the hits. A pixel without a ray (`ray`
+// model, outside the lens model's valid region) is background. With kDepth, also the expected depth of the
+// composited hits (core/composite.hpp's weights) and their median depth, as the CPU reference; kTrace is
+// trace mode (a.trace_stride > 0), a template argument so that replay's hit path carries no test. The batch
+// holds one Gaussian per thread of this tile size: sized for 16×16 tiles, an 8×8 tile's block took 11 KB of
+// shared memory for 64 threads, which held an SM to 19 blocks, 59 % of its threads (bench/RESULTS.md).
+template <class Model, int kTile, bool kDepth, bool kTrace>
+__global__ void __launch_bounds__(kTile* kTile) raster_fwd_kernel(RasterFwdArgs a) {
+    __shared__ typename Model::template Batch<kTile * kTile> s;
     const int tile = blockIdx.y * a.tiles_x + blockIdx.x;
-    const int x = blockIdx.x * a.tile_size + threadIdx.x, y = blockIdx.y * a.tile_size + threadIdx.y;
-    const int tid = threadIdx.y * blockDim.x + threadIdx.x, block = blockDim.x * blockDim.y;
+    constexpr int block = kTile * kTile;
+    const int x = blockIdx.x * kTile + threadIdx.x, y = blockIdx.y * kTile + threadIdx.y;
+    const int tid = threadIdx.y * kTile + threadIdx.x;
     const bool inside = x < a.width && y < a.height;
     const uint2 range = a.tile_ranges[tile];
     const std::size_t pix = inside ? std::size_t(y) * std::size_t(a.width) + std::size_t(x) : 0;
@@ -49,7 +51,7 @@ __global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) 
                 done = true;
                 break;
             }
-            if (a.trace_stride > 0) {
+            if constexpr (kTrace) {
                 const std::size_t slot = pix * std::size_t(a.trace_stride) + std::size_t(hits);
                 a.hit_gids[slot] = std::int32_t(s.gid[j]);
                 a.hit_alphas[slot] = alpha;
@@ -79,22 +81,37 @@ __global__ void __launch_bounds__(kMaxBlock) raster_fwd_kernel(RasterFwdArgs a) 
     }
 }
 
+template <class Model, int kTile, bool kDepth>
+void launch(const RasterFwdArgs& a, cudaStream_t stream) {
+    const dim3 grid(unsigned(a.tiles_x), unsigned(a.tiles_y)), block{unsigned(kTile), unsigned(kTile)};
+    if (a.trace_stride > 0)
+        raster_fwd_kernel<Model, kTile, kDepth, true><<<grid, block, 0, stream>>>(a);
+    else
+        raster_fwd_kernel<Model, kTile, kDepth, false><<<grid, block, 0, stream>>>(a);
+    RADIANT_CUDA_CHECK_LAUNCH("raster_fwd_kernel");
+}
+
+template <class Model, int kTile>
+void launch(const RasterFwdArgs& a, cudaStream_t stream) {
+    if (a.depth)
+        launch<Model, kTile, true>(a, stream);
+    else
+        launch<Model, kTile, false>(a, stream);
+}
+
 template <class Model>
 void launch(const RasterFwdArgs& a, cudaStream_t stream) {
-    const dim3 grid(unsigned(a.tiles_x), unsigned(a.tiles_y)),
-        block(unsigned(a.tile_size), unsigned(a.tile_size));
-    if (a.depth)
-        raster_fwd_kernel<Model, true><<<grid, block, 0, stream>>>(a);
+    if (a.tile_size == 8)
+        launch<Model, 8>(a, stream);
     else
-        raster_fwd_kernel<Model, false><<<grid, block, 0, stream>>>(a);
-    RADIANT_CUDA_CHECK_LAUNCH("raster_fwd_kernel");
+        launch<Model, 16>(a, stream);
 }
 
 }  // namespace
 
 void launch_raster_fwd(const RasterFwdArgs& a, cudaStream_t stream) {
     if (a.width == 0 || a.height == 0) return;
-    RADIANT_CHECK(a.tile_size * a.tile_size <= kMaxBlock, "CUDA raster: tile_size must be at most 16");
+    RADIANT_CHECK(a.tile_size == 8 || a.tile_size == 16, "CUDA raster: tile_size must be 8 or 16");
     if (a.shading == Shading::ray)
         launch<RayModel>(a, stream);
     else

@@ -8,8 +8,8 @@
 //   Hit       what α's evaluation leaves for the gradient,
 //   alpha()   α of a (Gaussian, pixel) pair, false when the hit is skipped (core's rules, as the CPU),
 //   kGrads    the floats a hit adds to its Gaussian; hit_grad() computes them back to front from ∂L/∂C,
-//             add() adds a set to the Gaussian's accumulators, add_one() one value of it (a warp's
-//             scattered sums).
+//             add() adds a set to the Gaussian's accumulators, slot(k) says where value k of a set lives (a
+//             warp's scattered sums: each lane adds one value, the same k at every entry).
 #include "radiant/core/composite.hpp"
 #include "radiant/core/ray_project.hpp"
 #include "stages.hpp"
@@ -26,6 +26,15 @@ __device__ __forceinline__ float composite_grads(const Vec3<float>& colour, floa
     return v_alpha;
 }
 
+// Where one value of every Gaussian's gradient set is accumulated: Gaussian g's at base[g · stride].
+struct GradSlot {
+    float* base = nullptr;
+    int stride = 0;
+    __device__ void add(std::uint32_t g, float v) const {
+        atomicAdd(base + std::size_t(g) * std::size_t(stride), v);
+    }
+};
+
 __device__ __forceinline__ Vec3<float> colour_of(const RasterFwdArgs& a, std::uint32_t g) {  // by id
     return {a.colours[3 * g], a.colours[3 * g + 1], a.colours[3 * g + 2]};
 }
@@ -37,7 +46,9 @@ struct EwaModel {
         float extent_sq;
     };
     using Pixel = Vec2<float>;  // its centre
-    struct Hit {};
+    struct Hit {
+        float g;  // exp(power), reused by the gradient
+    };
     static constexpr int kGrads = 9;  // mean2d x y, conic a b c, colour r g b, opacity
 
     template <int N>
@@ -67,11 +78,11 @@ struct EwaModel {
         p = {float(x) + 0.5f, float(y) + 0.5f};
         return true;
     }
-    static __device__ bool alpha(const Splat& s, const Pixel& p, float cutoff, float& alpha, Hit&) {
+    static __device__ bool alpha(const Splat& s, const Pixel& p, float cutoff, float& alpha, Hit& h) {
         const float4 co = s.conic_opacity;
-        return splat_alpha(Sym2<float>{co.x, co.y, co.z}, p - s.mean, co.w, s.extent_sq, cutoff, alpha);
+        return splat_alpha(Sym2<float>{co.x, co.y, co.z}, p - s.mean, co.w, s.extent_sq, cutoff, alpha, h.g);
     }
-    static __device__ void hit_grad(const Splat& s, const Vec3<float>& colour, const Pixel& p, const Hit&,
+    static __device__ void hit_grad(const Splat& s, const Vec3<float>& colour, const Pixel& p, const Hit& h,
                                     float alpha, float t_before, const Vec3<float>& v_c, Vec3<float>& behind,
                                     float (&v)[kGrads]) {
         Vec3<float> v_colour;
@@ -80,7 +91,8 @@ struct EwaModel {
         Sym2<float> v_conic{};
         Vec2<float> v_mean{};
         float v_opacity = 0.f;
-        splat_alpha_vjp(Sym2<float>{co.x, co.y, co.z}, p - s.mean, co.w, v_alpha, v_conic, v_mean, v_opacity);
+        splat_alpha_vjp(Sym2<float>{co.x, co.y, co.z}, p - s.mean, co.w, h.g, v_alpha, v_conic, v_mean,
+                        v_opacity);
         v[0] = v_mean.x;
         v[1] = v_mean.y;
         v[2] = v_conic.a;
@@ -100,13 +112,11 @@ struct EwaModel {
         }
         atomicAdd(&a.v_opacities[g], v[8]);
     }
-    // Adds value k of the set (add()'s order) alone: the warp's scattered totals go out one lane each.
-    static __device__ void add_one(const RasterBwdArgs& a, std::uint32_t g, int k, float v) {
-        float* p = k < 2   ? &a.v_means2d[g].x + k
-                   : k < 5 ? a.v_conics + 3 * std::size_t(g) + (k - 2)
-                   : k < 8 ? a.v_colours + 3 * std::size_t(g) + (k - 5)
-                           : a.v_opacities + g;
-        atomicAdd(p, v);
+    static __device__ GradSlot slot(const RasterBwdArgs& a, int k) {  // value k of add()'s order
+        return k < 2   ? GradSlot{&a.v_means2d[0].x + k, 2}
+               : k < 5 ? GradSlot{a.v_conics + (k - 2), 3}
+               : k < 8 ? GradSlot{a.v_colours + (k - 5), 3}
+                       : GradSlot{a.v_opacities, 1};
     }
 };
 
@@ -184,9 +194,7 @@ struct RayModel {
         float* out = a.v_ray + kRayHitSumsSize * std::size_t(g);
         for (int k = 0; k < kGrads; ++k) atomicAdd(out + k, v[k]);
     }
-    static __device__ void add_one(const RasterBwdArgs& a, std::uint32_t g, int k, float v) {
-        atomicAdd(a.v_ray + kRayHitSumsSize * std::size_t(g) + k, v);
-    }
+    static __device__ GradSlot slot(const RasterBwdArgs& a, int k) { return {a.v_ray + k, kRayHitSumsSize}; }
 };
 
 }  // namespace radiant::cuda
