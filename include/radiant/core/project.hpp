@@ -58,11 +58,12 @@ struct GaussianGrads {
     T v_opacity_logit;
 };
 
-// False when the Gaussian is culled (outside near/far, degenerate footprint, never reaching the cutoff, no
-// pixel centre inside its box, or a non-finite parameter).
+// The footprint but its colour; false when the Gaussian is culled (outside near/far, degenerate footprint,
+// never reaching the cutoff, no pixel centre inside its box, or a non-finite parameter). Reads no SH, so a
+// kernel loads a Gaussian's SH (most of its bytes) only when it is kept.
 template <class T>
-RADIANT_HD bool project_ewa_gaussian(const GaussianParams<T>& g, const ProjectSettings<T>& s,
-                                     Footprint<T>& f) {
+RADIANT_HD bool project_ewa_footprint(const GaussianParams<T>& g, const ProjectSettings<T>& s,
+                                      Footprint<T>& f) {
     const Vec3<T> p = world_to_camera(s.cam, g.mean);
     if (!(p.z >= s.near_plane && p.z <= s.far_plane)) return false;
     const Vec3<T> log_scale = clamp_anisotropy(g.log_scale, s.max_anisotropy);
@@ -77,13 +78,25 @@ RADIANT_HD bool project_ewa_gaussian(const GaussianParams<T>& g, const ProjectSe
     f.rect = footprint_tile_bounds(f.mean2d, cov2d, f.extent_sq, s.cam.width, s.cam.height, s.tile_size);
     if (f.rect.empty()) return false;
     f.depth = p.z;
-    f.colour = sh_to_colour(s.sh_degree, g.sh, normalize(g.mean - s.centre));
-    // NaN means, scales, rotations and opacities fail the tests above; NaN or infinite SH would reach only
-    // the colour, and one such Gaussian would turn the image NaN. It is not drawn; the trainer removes it.
-    if (!(std::isfinite(f.colour.x) && std::isfinite(f.colour.y) && std::isfinite(f.colour.z))) return false;
     const T r = std::ceil(std::sqrt(f.extent_sq * (cov2d.a > cov2d.c ? cov2d.a : cov2d.c)));
     f.radius = r < T(1) ? 1 : int(r);
     return true;
+}
+
+// The footprint's colour, seen from the camera centre; false when it is not finite. NaN means, scales,
+// rotations and opacities fail project_ewa_footprint's tests; NaN or infinite SH would reach only the colour,
+// and one such Gaussian would turn the image NaN. It is not drawn; the trainer removes it.
+template <class T>
+RADIANT_HD bool footprint_colour(const GaussianParams<T>& g, const ProjectSettings<T>& s, Footprint<T>& f) {
+    f.colour = sh_to_colour(s.sh_degree, g.sh, normalize(g.mean - s.centre));
+    return std::isfinite(f.colour.x) && std::isfinite(f.colour.y) && std::isfinite(f.colour.z);
+}
+
+// False when the Gaussian is culled: project_ewa_footprint, then footprint_colour.
+template <class T>
+RADIANT_HD bool project_ewa_gaussian(const GaussianParams<T>& g, const ProjectSettings<T>& s,
+                                     Footprint<T>& f) {
+    return project_ewa_footprint(g, s, f) && footprint_colour(g, s, f);
 }
 
 // The chain rule from the footprint back to the parameters; v_sh ([K, 3], this Gaussian's) is added into.

@@ -118,7 +118,8 @@ RADIANT_HD T sh_coeff_grad(T b_k, T v_c, bool active) {
 }
 
 // Adds ∂L/∂coeffs ([K, 3]) and returns ∂L/∂dir given ∂L/∂colour; with `source`, also records what the
-// coefficients' gradient is made of.
+// coefficients' gradient is made of, and then v_coeffs may be null (the source alone: a kernel then holds no
+// register array for the coefficients' gradient).
 template <int D, class T>
 RADIANT_HD Vec3<T> sh_to_colour_vjp_fixed(const T* coeffs, Vec3<T> dir, Vec3<T> v_colour, T* v_coeffs,
                                           ShGradSource<T>* source = nullptr) {
@@ -135,9 +136,11 @@ RADIANT_HD Vec3<T> sh_to_colour_vjp_fixed(const T* coeffs, Vec3<T> dir, Vec3<T> 
     Vec3<T> v_dir{};
     RADIANT_UNROLL
     for (int k = 0; k < sh_coeff_count(D); ++k) {
-        RADIANT_UNROLL
-        for (int ch = 0; ch < 3; ++ch)
-            v_coeffs[3 * k + ch] = add_rn(v_coeffs[3 * k + ch], mul_rn(b[k], v_colour[ch]));
+        if (v_coeffs) {
+            RADIANT_UNROLL
+            for (int ch = 0; ch < 3; ++ch)
+                v_coeffs[3 * k + ch] = add_rn(v_coeffs[3 * k + ch], mul_rn(b[k], v_colour[ch]));
+        }
         T w = coeffs[3 * k] * v_colour.x + coeffs[3 * k + 1] * v_colour.y + coeffs[3 * k + 2] * v_colour.z;
         v_dir += w * g[k];
     }

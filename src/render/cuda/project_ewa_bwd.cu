@@ -7,11 +7,16 @@ namespace {
 
 // One thread per Gaussian: the shared core VJP from the footprint gradients to every parameter. Overwrites
 // the Gaussian's gradient entries (zeros when it was culled) and its 2D-gradient norm (densification).
+template <bool kShSources>
 __device__ __forceinline__ void gaussian_bwd(const ProjectBwdArgs& a, int g, CameraGrads<float>* cam) {
     // The SH gradient is built in a register array (constant indices after unrolling) and written once.
-    float v_sh[3 * kMaxShCoeffs];
+    // With kShSources (a.g_sh_sources set) only the SH gradient's sources are written: no v_sh array.
+    float v_sh_rows[kShSources ? 1 : 3 * kMaxShCoeffs];
+    float* const v_sh = kShSources ? nullptr : v_sh_rows;
+    if constexpr (!kShSources) {
 #pragma unroll
-    for (int i = 0; i < 3 * kMaxShCoeffs; ++i) v_sh[i] = 0.f;
+        for (int i = 0; i < 3 * kMaxShCoeffs; ++i) v_sh[i] = 0.f;
+    }
     GaussianGrads<float> r{};
     ShGradSource<float> source{};
     float norm = 0.f;
@@ -20,23 +25,32 @@ __device__ __forceinline__ void gaussian_bwd(const ProjectBwdArgs& a, int g, Cam
         const GaussianParams<float> p = load_gaussian(a, g, sh);
         r = ewa_gaussian_bwd(a.fp, p, g, v_sh, cam, norm, &source);
     }
-    store_gaussian_grads(a, g, r, v_sh, source, norm);
+    store_gaussian_grads<kShSources>(a, g, r, v_sh, source, norm);
 }
 
-// The camera pose gradient is summed only in the <true> instance (pose refinement).
-template <bool kCamera>
-__global__ void project_ewa_bwd_kernel(ProjectBwdArgs a) {
-    each_gaussian_bwd<kCamera>(a, [&](int g, CameraGrads<float>* cam) { gaussian_bwd(a, g, cam); });
+// The camera pose gradient is summed only in the kCamera instances (pose refinement). Two blocks a
+// multiprocessor (128 registers; unbounded it took 140, one block of 8 warps: too few loads in flight for a
+// kernel that streams the parameters).
+template <bool kCamera, bool kShSources>
+__global__ void __launch_bounds__(kBlock1d, 2) project_ewa_bwd_kernel(ProjectBwdArgs a) {
+    each_gaussian_bwd<kCamera>(a,
+                               [&](int g, CameraGrads<float>* cam) { gaussian_bwd<kShSources>(a, g, cam); });
 }
 
 }  // namespace
 
 void launch_project_ewa_bwd(const ProjectBwdArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;
-    if (a.camera_grads)
-        project_ewa_bwd_kernel<true><<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(a);
+    const unsigned blocks = blocks_for(std::size_t(a.n));
+    const bool sources = a.g_sh_sources != nullptr;
+    if (a.camera_grads && sources)
+        project_ewa_bwd_kernel<true, true><<<blocks, kBlock1d, 0, stream>>>(a);
+    else if (a.camera_grads)
+        project_ewa_bwd_kernel<true, false><<<blocks, kBlock1d, 0, stream>>>(a);
+    else if (sources)
+        project_ewa_bwd_kernel<false, true><<<blocks, kBlock1d, 0, stream>>>(a);
     else
-        project_ewa_bwd_kernel<false><<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(a);
+        project_ewa_bwd_kernel<false, false><<<blocks, kBlock1d, 0, stream>>>(a);
     RADIANT_CUDA_CHECK_LAUNCH("project_ewa_bwd_kernel");
 }
 

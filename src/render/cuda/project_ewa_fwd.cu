@@ -7,16 +7,22 @@ namespace {
 
 // One thread per Gaussian: the shared core projection, then the tiles it touches, tested by the warp together
 // (warp_tiles.cuh): their count, and for rects of up to kMaskTiles tiles their mask, which binning lists
-// without testing again. Reads the parameters; writes every per-Gaussian output (culled Gaussians: radius 0,
-// no tiles).
+// without testing again. Reads the parameters (the SH of kept Gaussians only: 192 of a Gaussian's 236 bytes,
+// and a view culls about half of a scene); writes every per-Gaussian output (culled Gaussians: radius 0, no
+// tiles).
 __global__ void project_ewa_fwd_kernel(ProjectFwdArgs a) {
     const int g = blockIdx.x * blockDim.x + threadIdx.x;
     Footprint<float> f{};
     bool visible = false;
     if (g < a.n) {
-        float sh[3 * kMaxShCoeffs];
-        const GaussianParams<float> p = load_gaussian(a, g, sh);
-        visible = project_ewa_gaussian(p, a.ps, f);
+        GaussianParams<float> p = load_gaussian_geometry(a, g);
+        visible = project_ewa_footprint(p, a.ps, f);
+        if (visible) {
+            float sh[3 * kMaxShCoeffs];
+            load_gaussian_sh(a, g, sh);
+            p.sh = sh;
+            visible = footprint_colour(p, a.ps, f);
+        }
         if (!visible) {
             a.radii[g] = 0;
             a.tiles_touched[g] = 0;

@@ -10,10 +10,15 @@ namespace {
 // One thread per Gaussian: the shared core chain from the raster's per-Gaussian hit sums (RayHitSums) to
 // every parameter, and the densification statistic (the gradient of moving the camera-frame mean across
 // the image, in `ewa`'s units). Overwrites the Gaussian's gradient entries (zeros when it was culled).
+template <bool kShSources>
 __device__ __forceinline__ void gaussian_bwd(const ProjectRayBwdArgs& a, int g, CameraGrads<float>* cam) {
-    float v_sh[3 * kMaxShCoeffs];
+    // With kShSources (a.g_sh_sources set) only the SH gradient's sources are written: no v_sh array.
+    float v_sh_rows[kShSources ? 1 : 3 * kMaxShCoeffs];
+    float* const v_sh = kShSources ? nullptr : v_sh_rows;
+    if constexpr (!kShSources) {
 #pragma unroll
-    for (int i = 0; i < 3 * kMaxShCoeffs; ++i) v_sh[i] = 0.f;
+        for (int i = 0; i < 3 * kMaxShCoeffs; ++i) v_sh[i] = 0.f;
+    }
     GaussianGrads<float> r{};
     ShGradSource<float> source{};
     float norm = 0.f;
@@ -28,23 +33,30 @@ __device__ __forceinline__ void gaussian_bwd(const ProjectRayBwdArgs& a, int g, 
             ray_mean2d_grad(Vec3<float>{m.x, m.y, m.z}, v_mean_cam, a.ps.cam.fx, a.ps.cam.fy), a.ps.cam.width,
             a.ps.cam.height);
     }
-    store_gaussian_grads(a, g, r, v_sh, source, norm);
+    store_gaussian_grads<kShSources>(a, g, r, v_sh, source, norm);
 }
 
-// The camera pose gradient is summed only in the <true> instance (pose refinement).
-template <bool kCamera>
+// The camera pose gradient is summed only in the kCamera instances (pose refinement).
+template <bool kCamera, bool kShSources>
 __global__ void project_ray_bwd_kernel(ProjectRayBwdArgs a) {
-    each_gaussian_bwd<kCamera>(a, [&](int g, CameraGrads<float>* cam) { gaussian_bwd(a, g, cam); });
+    each_gaussian_bwd<kCamera>(a,
+                               [&](int g, CameraGrads<float>* cam) { gaussian_bwd<kShSources>(a, g, cam); });
 }
 
 }  // namespace
 
 void launch_project_ray_bwd(const ProjectRayBwdArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;
-    if (a.camera_grads)
-        project_ray_bwd_kernel<true><<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(a);
+    const unsigned blocks = blocks_for(std::size_t(a.n));
+    const bool sources = a.g_sh_sources != nullptr;
+    if (a.camera_grads && sources)
+        project_ray_bwd_kernel<true, true><<<blocks, kBlock1d, 0, stream>>>(a);
+    else if (a.camera_grads)
+        project_ray_bwd_kernel<true, false><<<blocks, kBlock1d, 0, stream>>>(a);
+    else if (sources)
+        project_ray_bwd_kernel<false, true><<<blocks, kBlock1d, 0, stream>>>(a);
     else
-        project_ray_bwd_kernel<false><<<blocks_for(std::size_t(a.n)), kBlock1d, 0, stream>>>(a);
+        project_ray_bwd_kernel<false, false><<<blocks, kBlock1d, 0, stream>>>(a);
     RADIANT_CUDA_CHECK_LAUNCH("project_ray_bwd_kernel");
 }
 

@@ -242,13 +242,13 @@ void launch_scatter_splat_grads(const float* in, const std::uint32_t* index, std
 
 constexpr int kBlock1d = 256;
 
-// One Gaussian's gradient entries into a geometry backward's outputs (g_means … g_sh or g_sh_sources,
-// mean2d_grad_norms).
-template <class Args>
+// One Gaussian's gradient entries into a geometry backward's outputs (g_means … g_sh, or g_sh_sources when
+// kShSources, mean2d_grad_norms).
+template <bool kShSources, class Args>
 __device__ __forceinline__ void store_gaussian_grads(const Args& a, int g, const GaussianGrads<float>& r,
                                                      const float* v_sh, const ShGradSource<float>& sh_source,
                                                      float mean2d_grad_norm) {
-    if (a.g_sh_sources) {
+    if constexpr (kShSources) {
         float* s = a.g_sh_sources + 6 * std::size_t(g);
         for (int c = 0; c < 3; ++c) {
             s[c] = sh_source.v_colour[c];

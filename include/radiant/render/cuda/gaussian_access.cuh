@@ -39,16 +39,30 @@ __device__ __forceinline__ void store_sh(const float* src, int k3, float* dst) {
     }
 }
 
-// One Gaussian's parameters from scene arrays (anything with means, log_scales, quats, opacity_logits, sh
-// and sh_coeffs); its SH go to `sh`, a register array of 3·kMaxShCoeffs.
+// One Gaussian's parameters but its SH (p.sh is null) from scene arrays (anything with means, log_scales,
+// quats and opacity_logits).
 template <class Arrays>
-__device__ __forceinline__ GaussianParams<float> load_gaussian(const Arrays& a, int g, float* sh) {
+__device__ __forceinline__ GaussianParams<float> load_gaussian_geometry(const Arrays& a, int g) {
     GaussianParams<float> p;
     p.mean = {a.means[3 * g], a.means[3 * g + 1], a.means[3 * g + 2]};
     p.log_scale = {a.log_scales[3 * g], a.log_scales[3 * g + 1], a.log_scales[3 * g + 2]};
     p.quat = {a.quats[4 * g], a.quats[4 * g + 1], a.quats[4 * g + 2], a.quats[4 * g + 3]};
     p.opacity_logit = a.opacity_logits[g];
+    p.sh = nullptr;
+    return p;
+}
+
+// Gaussian g's SH (arrays with sh and sh_coeffs) into `sh`, a register array of 3·kMaxShCoeffs.
+template <class Arrays>
+__device__ __forceinline__ void load_gaussian_sh(const Arrays& a, int g, float* sh) {
     load_sh(a.sh + std::size_t(g) * std::size_t(a.sh_coeffs) * 3, 3 * a.sh_coeffs, sh);
+}
+
+// One Gaussian's parameters, its SH into `sh` (load_gaussian_sh).
+template <class Arrays>
+__device__ __forceinline__ GaussianParams<float> load_gaussian(const Arrays& a, int g, float* sh) {
+    GaussianParams<float> p = load_gaussian_geometry(a, g);
+    load_gaussian_sh(a, g, sh);
     p.sh = sh;
     return p;
 }
