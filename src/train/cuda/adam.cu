@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "radiant/core/sh.hpp"
 #include "radiant/render/cuda/cuda_check.hpp"
 #include "stages.hpp"
@@ -81,7 +83,9 @@ __device__ __forceinline__ void update1(const AdamGroup& g, std::size_t i, float
 constexpr int kShChunk = 128;
 constexpr int kShStride = 3 * kMaxShCoeffs + 1;
 
-__device__ void adam_sh_from_sources(const AdamArgs& a, const AdamGroup& g, BadCounts& bad) {
+// block and blocks: this block's index among its group's, and their number (AdamGrid).
+__device__ void adam_sh_from_sources(const AdamArgs& a, const AdamGroup& g, unsigned block, unsigned blocks,
+                                     BadCounts& bad) {
     __shared__ float rows[kShChunk * kShStride];
     const unsigned row = 3u * unsigned(g.sh_coeffs);
     const std::size_t gaussians = g.n / row;
@@ -89,8 +93,8 @@ __device__ void adam_sh_from_sources(const AdamArgs& a, const AdamGroup& g, BadC
         const unsigned gi = e / row;
         return rows[gi * kShStride + (e - gi * row)];
     };
-    for (std::size_t first = std::size_t(blockIdx.x) * kShChunk; first < gaussians;
-         first += std::size_t(gridDim.x) * kShChunk) {
+    for (std::size_t first = std::size_t(block) * kShChunk; first < gaussians;
+         first += std::size_t(blocks) * kShChunk) {
         const unsigned count = unsigned(std::min<std::size_t>(kShChunk, gaussians - first));
         if (threadIdx.x < count) {
             const float* s = g.sh_sources + 6 * (first + threadIdx.x);
@@ -121,24 +125,35 @@ __device__ void adam_sh_from_sources(const AdamArgs& a, const AdamGroup& g, BadC
     }
 }
 
-// Fused Adam: blockIdx.y picks the group; each thread updates four consecutive elements at a time (update4),
-// block 0 takes the tail. Each element is the shared core update (core/adam_update.hpp), so the GPU and the
-// CPU optimizer agree to float rounding. With radii, four elements none of whose Gaussians is visible are not
-// loaded at all: that is what makes a view of part of the scene cheaper.
-__global__ void adam_kernel(AdamArgs a) {
-    const AdamGroup& g = a.groups[blockIdx.y];
+// Each group gets the blocks it needs, one after another in a one-dimensional grid: first[k] is group k's
+// first block (first[count] the grid's size). A two-dimensional grid sized by the largest group launched
+// thousands of blocks that found nothing to do in the smaller ones.
+struct AdamGrid {
+    unsigned first[6];
+};
+
+// Fused Adam: the block's place in the grid picks the group; each thread updates four consecutive elements at
+// a time (update4), the group's first block takes the tail. Each element is the shared core update
+// (core/adam_update.hpp), so the GPU and the CPU optimizer agree to float rounding. With radii, four elements
+// none of whose Gaussians is visible are not loaded at all: that is what makes a view of part of the scene
+// cheaper.
+__global__ void adam_kernel(AdamArgs a, AdamGrid grid) {
+    int k = 0;
+    while (k + 1 < a.count && blockIdx.x >= grid.first[k + 1]) ++k;
+    const AdamGroup& g = a.groups[k];
+    const unsigned block = blockIdx.x - grid.first[k], blocks = grid.first[k + 1] - grid.first[k];
     BadCounts bad;
     if (g.sh_sources) {
-        adam_sh_from_sources(a, g, bad);
+        adam_sh_from_sources(a, g, block, blocks, bad);
     } else {
         const std::size_t n4 = g.n / 4;
-        for (std::size_t q = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; q < n4;
-             q += std::size_t(gridDim.x) * blockDim.x) {
+        for (std::size_t q = std::size_t(block) * blockDim.x + threadIdx.x; q < n4;
+             q += std::size_t(blocks) * blockDim.x) {
             bool mask[4];
             if (!updated4(a, g, q, mask)) continue;
             update4(g, q, mask, reinterpret_cast<const float4*>(g.grads)[q], bad);
         }
-        if (blockIdx.x == 0)
+        if (block == 0)
             for (std::size_t i = 4 * n4 + threadIdx.x; i < g.n; i += blockDim.x)
                 if (updated(a, g, i)) update1(g, i, g.grads[i], bad);
     }
@@ -165,12 +180,24 @@ __global__ void add_into_kernel(float* into, const float* from, std::size_t n) {
 }  // namespace
 
 void launch_adam(const AdamArgs& a, cudaStream_t stream) {
-    std::size_t most = 0;
-    for (int i = 0; i < a.count; ++i) most = std::max(most, a.groups[i].n);
-    if (most == 0) return;
-    const unsigned blocks =
-        unsigned(std::max<std::size_t>(1, std::min<std::size_t>((most / 4 + kBlock - 1) / kBlock, 8192)));
-    adam_kernel<<<dim3(blocks, unsigned(a.count)), kBlock, 0, stream>>>(a);
+    RADIANT_CHECK(a.count >= 1 && a.count <= 5, "Adam: 1 to 5 parameter groups");
+    AdamGrid grid{};
+    std::size_t total = 0;
+    for (int k = 0; k < a.count; ++k) {
+        const AdamGroup& g = a.groups[k];
+        // A block takes kBlock float4s of a plain group, or kShChunk Gaussians of SH formed from sources; at
+        // least one (the tail, the empty group), at most 8192 (the loops stride over the rest).
+        const std::size_t units = g.sh_sources
+                                      ? (g.n / std::size_t(3 * g.sh_coeffs) + kShChunk - 1) / kShChunk
+                                      : (g.n / 4 + kBlock - 1) / kBlock;
+        grid.first[k] = unsigned(total);
+        total += std::clamp<std::size_t>(units, 1, 8192);
+    }
+    grid.first[a.count] = unsigned(total);
+    bool any = false;
+    for (int k = 0; k < a.count; ++k) any = any || a.groups[k].n > 0;
+    if (!any) return;
+    adam_kernel<<<unsigned(total), kBlock, 0, stream>>>(a, grid);
     RADIANT_CUDA_CHECK_LAUNCH("adam_kernel");
 }
 
