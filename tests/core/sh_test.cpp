@@ -133,8 +133,17 @@ void check_sources_give_the_vjp(std::uint32_t seed) {
             const Vec3<T> dir = normalize(Vec3<T>{T(n(rng)), T(n(rng)), T(n(rng))});
             const Vec3<T> v_colour{T(n(rng)), T(n(rng)), T(n(rng))};
             T v_coeffs[48] = {};
-            ShGradSource<T> source;
-            sh_to_colour_vjp(degree, coeffs, dir, v_colour, v_coeffs, &source);
+            ShGradSource<T> source, source_alone;
+            const Vec3<T> v_dir = sh_to_colour_vjp(degree, coeffs, dir, v_colour, v_coeffs, &source);
+            // Without the coefficients' gradient (the CUDA backward's sources path): the same source and
+            // ∂/∂dir.
+            const Vec3<T> v_dir_alone =
+                sh_to_colour_vjp(degree, coeffs, dir, v_colour, static_cast<T*>(nullptr), &source_alone);
+            for (int c = 0; c < 3; ++c) {
+                EXPECT_EQ(std::memcmp(&v_dir[c], &v_dir_alone[c], sizeof(T)), 0);
+                EXPECT_EQ(std::memcmp(&source.v_colour[c], &source_alone.v_colour[c], sizeof(T)), 0);
+                EXPECT_EQ(std::memcmp(&source.dir[c], &source_alone.dir[c], sizeof(T)), 0);
+            }
             bool clamped[3];
             sh_to_colour(degree, coeffs, dir, clamped);
             for (int c = 0; c < 3; ++c) {
