@@ -251,9 +251,16 @@ TEST(CudaTraining, CameraPoseGradientsMatchTheCpuBackend) {
     }
 }
 
+// Whether every parameter array of a equals b's by `same` (two float vectors).
+template <class Same>
+bool scenes_equal(const Scene& a, const Scene& b, Same same) {
+    return same(a.means, b.means) && same(a.log_scales, b.log_scales) && same(a.quats, b.quats) &&
+           same(a.opacity_logits, b.opacity_logits) && same(a.sh, b.sh);
+}
+
 bool same_scene(const Scene& a, const Scene& b) {
-    return a.means == b.means && a.log_scales == b.log_scales && a.quats == b.quats &&
-           a.opacity_logits == b.opacity_logits && a.sh == b.sh;
+    return scenes_equal(a, b,
+                        [](const std::vector<float>& x, const std::vector<float>& y) { return x == y; });
 }
 
 // Pose tracking's measuring steps (StepInput::update = false), on both backends: the loss and camera
@@ -366,11 +373,9 @@ TEST(CudaTraining, VisibleAdamUpdatesOnlyWhatTheViewSees) {
 }
 
 bool same_bits(const Scene& a, const Scene& b) {
-    auto same = [](const std::vector<float>& x, const std::vector<float>& y) {
+    return scenes_equal(a, b, [](const std::vector<float>& x, const std::vector<float>& y) {
         return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0;
-    };
-    return same(a.means, b.means) && same(a.log_scales, b.log_scales) && same(a.quats, b.quats) &&
-           same(a.opacity_logits, b.opacity_logits) && same(a.sh, b.sh);
+    });
 }
 
 // A one-view step hands Adam each Gaussian's SH gradient as its sources (colour gradient and view direction,

@@ -68,9 +68,9 @@ __device__ __forceinline__ GaussianParams<float> load_gaussian(const Arrays& a, 
 }
 
 // The ewa geometry backward of visible Gaussian g (radius > 0) with parameters p: the gradient of every
-// parameter (v_sh, a zeroed register array, added into), its share of the camera pose gradient when `cam`
-// is not null, what v_sh is made of when `sh_source` is not null, and its 2D-gradient norm for
-// densification.
+// parameter (v_sh, a zeroed register array, added into; null when only sh_source is wanted), its share of
+// the camera pose gradient when `cam` is not null, what v_sh is made of when `sh_source` is not null, and its
+// 2D-gradient norm for densification.
 __device__ __forceinline__ GaussianGrads<float> ewa_gaussian_bwd(const EwaFootprintGrads& fp,
                                                                  const GaussianParams<float>& p, int g,
                                                                  float* v_sh, CameraGrads<float>* cam,
