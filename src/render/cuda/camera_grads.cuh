@@ -1,7 +1,25 @@
 #pragma once
+#include <type_traits>
+
 #include "radiant/render/cuda/gaussian_access.cuh"
 
 namespace radiant::cuda {
+
+// A projection backward's two run-time switches (camera gradient wanted, SH gradient as sources) as the
+// template arguments of its kernel: launch(std::bool_constant<camera>, std::bool_constant<sh_sources>).
+template <class Launch>
+void with_bwd_switches(bool camera, bool sh_sources, Launch launch) {
+    const auto with_sources = [&](auto cam) {
+        if (sh_sources)
+            launch(cam, std::true_type{});
+        else
+            launch(cam, std::false_type{});
+    };
+    if (camera)
+        with_sources(std::true_type{});
+    else
+        with_sources(std::false_type{});
+}
 
 // The projection backward's kernel body: thread g takes Gaussian g through bwd(g, cam). With kCamera, cam
 // collects each one's share of the camera pose gradient and the warps sum them into a.camera_grads; without

@@ -42,15 +42,10 @@ __global__ void __launch_bounds__(kBlock1d, 2) project_ewa_bwd_kernel(ProjectBwd
 void launch_project_ewa_bwd(const ProjectBwdArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;
     const unsigned blocks = blocks_for(std::size_t(a.n));
-    const bool sources = a.g_sh_sources != nullptr;
-    if (a.camera_grads && sources)
-        project_ewa_bwd_kernel<true, true><<<blocks, kBlock1d, 0, stream>>>(a);
-    else if (a.camera_grads)
-        project_ewa_bwd_kernel<true, false><<<blocks, kBlock1d, 0, stream>>>(a);
-    else if (sources)
-        project_ewa_bwd_kernel<false, true><<<blocks, kBlock1d, 0, stream>>>(a);
-    else
-        project_ewa_bwd_kernel<false, false><<<blocks, kBlock1d, 0, stream>>>(a);
+    with_bwd_switches(a.camera_grads != nullptr, a.g_sh_sources != nullptr, [&](auto camera, auto sources) {
+        project_ewa_bwd_kernel<decltype(camera)::value, decltype(sources)::value>
+            <<<blocks, kBlock1d, 0, stream>>>(a);
+    });
     RADIANT_CUDA_CHECK_LAUNCH("project_ewa_bwd_kernel");
 }
 

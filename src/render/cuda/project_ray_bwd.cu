@@ -48,15 +48,10 @@ __global__ void project_ray_bwd_kernel(ProjectRayBwdArgs a) {
 void launch_project_ray_bwd(const ProjectRayBwdArgs& a, cudaStream_t stream) {
     if (a.n == 0) return;
     const unsigned blocks = blocks_for(std::size_t(a.n));
-    const bool sources = a.g_sh_sources != nullptr;
-    if (a.camera_grads && sources)
-        project_ray_bwd_kernel<true, true><<<blocks, kBlock1d, 0, stream>>>(a);
-    else if (a.camera_grads)
-        project_ray_bwd_kernel<true, false><<<blocks, kBlock1d, 0, stream>>>(a);
-    else if (sources)
-        project_ray_bwd_kernel<false, true><<<blocks, kBlock1d, 0, stream>>>(a);
-    else
-        project_ray_bwd_kernel<false, false><<<blocks, kBlock1d, 0, stream>>>(a);
+    with_bwd_switches(a.camera_grads != nullptr, a.g_sh_sources != nullptr, [&](auto camera, auto sources) {
+        project_ray_bwd_kernel<decltype(camera)::value, decltype(sources)::value>
+            <<<blocks, kBlock1d, 0, stream>>>(a);
+    });
     RADIANT_CUDA_CHECK_LAUNCH("project_ray_bwd_kernel");
 }
 
