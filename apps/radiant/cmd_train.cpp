@@ -170,6 +170,10 @@ void add_train_command(CLI::App& app, const std::vector<std::string>& command_li
     cmd->add_flag("--visible-adam", c.visible_adam,
                   "Adam updates only the Gaussians each step's view sees (gsplat's visible_adam): faster "
                   "where views show part of the scene; changes the result");
+    cmd->add_flag("--visible-sh-adam", c.visible_sh_adam,
+                  "Adam updates every Gaussian's geometry and opacity but the SH colours only of those each "
+                  "step's view sees: most of --visible-adam's saving without its larger scenes; changes the "
+                  "result");
     cmd->add_flag("--white-bg", c.white_background, "white background (NeRF-synthetic)");
     cmd->add_flag("--random-bg", c.random_background, "random background colour per step");
     cmd->add_option("--seed", c.seed, "random seed")->capture_default_str();
@@ -294,6 +298,8 @@ void add_train_command(CLI::App& app, const std::vector<std::string>& command_li
             {"--eval-pose-fit",
              [](TrainConfig& t, const TrainConfig& f) { t.eval_pose_fit = f.eval_pose_fit; }},
             {"--visible-adam", [](TrainConfig& t, const TrainConfig& f) { t.visible_adam = f.visible_adam; }},
+            {"--visible-sh-adam",
+             [](TrainConfig& t, const TrainConfig& f) { t.visible_sh_adam = f.visible_sh_adam; }},
             {"--white-bg",
              [](TrainConfig& t, const TrainConfig& f) { t.white_background = f.white_background; }},
             {"--random-bg",

@@ -75,6 +75,7 @@ ParallelTrainConfig parallel_config(const TrainConfig& c, int ranks, double exte
     refuse(c.appearance.model != AppearanceModel::off, "per-image appearance (--appearance)");
     refuse(!c.resolution_schedule.empty(), "resolution schedules (--resolution-schedule, --preset fast)");
     refuse(c.visible_adam, "visible Adam (--visible-adam)");
+    refuse(c.visible_sh_adam, "visible SH Adam (--visible-sh-adam)");
     refuse(c.random_background, "random backgrounds (--random-bg)");
     refuse(!c.export_formats.empty(), "exports (--export; radiant convert makes them from OUT/scene.ply)");
     refuse(c.eval_every > 0, "evaluations during the run (--eval-every)");

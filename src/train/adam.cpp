@@ -68,10 +68,11 @@ AdamReport adam_step(Scene& p, const SceneGrads& g, AdamState& s, const Learning
         g.means.size() == p.means.size() && g.sh.size() == p.sh.size() && s.m.sh.size() == p.sh.size() &&
             s.m.means.size() == p.means.size(),
         fmt::format("adam_step: {} parameters, {} gradients, {} moments", p.size(), g.size(), s.m.size()));
-    RADIANT_CHECK(!c.visible_only || (radii != nullptr && radii->size() == p.size()),
+    RADIANT_CHECK(c.scope == AdamScope::all || (radii != nullptr && radii->size() == p.size()),
                   fmt::format("adam_step: updating visible Gaussians only needs {} radii, got {}", p.size(),
                               radii ? radii->size() : 0));
-    const Updated updated{c.visible_only ? radii : nullptr};
+    const Updated updated{c.geometry_visible_only() ? radii : nullptr};
+    const Updated sh_updated{c.sh_visible_only() ? radii : nullptr};
     ++s.step;
     const double bias1 = 1 - std::pow(c.beta1, double(s.step)), bias2 = 1 - std::pow(c.beta2, double(s.step));
     Counters count;
@@ -86,7 +87,7 @@ AdamReport adam_step(Scene& p, const SceneGrads& g, AdamState& s, const Learning
            constant(lr.opacity_logits), c.opacity_logits, c, bias1, bias2, count);
     const std::size_t k = std::size_t(p.sh_coeffs());
     update(
-        p.sh, g.sh, s.m.sh, s.v.sh, 3 * k, updated,
+        p.sh, g.sh, s.m.sh, s.v.sh, 3 * k, sh_updated,
         [&](std::size_t i) { return (i / 3) % k == 0 ? lr.sh_dc : lr.sh_rest; }, c.sh, c, bias1, bias2,
         count);
     // Quaternions are normalised in the forward anyway; keeping them unit keeps Adam's steps well scaled.

@@ -56,6 +56,7 @@ void for_each_field(TrainConfig& c, F&& f) {
     f("diverge_patience", c.diverge_patience);
     f("lambda_ssim", c.lambda_ssim);
     f("visible_adam", c.visible_adam);
+    f("visible_sh_adam", c.visible_sh_adam);
     f("init_random_points", c.init_random_points);
     f("init_opacity", c.init_opacity);
     f("init_scale", c.init_scale);
@@ -259,6 +260,10 @@ void validate(const TrainConfig& c) {
     }
     if (c.preset != "default" && c.preset != "fast")
         fail(fmt::format("preset '{}' is not default or fast", c.preset));
+    if (c.visible_adam && c.visible_sh_adam)
+        fail(
+            "visible_adam and visible_sh_adam are both set: choose one (visible_adam already leaves the "
+            "unseen Gaussians' SH alone)");
     if (!(c.lambda_ssim >= 0 && c.lambda_ssim <= 1)) fail("lambda_ssim must be in [0, 1]");
     if (c.eval_every < 0 || c.checkpoint_every < 0 || c.log_every < 1 || c.diverge_patience < 0)
         fail("negative step periods");

@@ -529,7 +529,9 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
             if (c.random_background) in.settings.background = {uni(bg_rng), uni(bg_rng), uni(bg_rng)};
             in.lr = learning_rates(c.lr, ds.extent, step, c.steps);
             in.lambda_ssim = c.lambda_ssim;
-            in.adam.visible_only = c.visible_adam;
+            in.adam.scope = c.visible_adam      ? AdamScope::visible
+                            : c.visible_sh_adam ? AdamScope::visible_sh
+                                                : AdamScope::all;
             in.resolution_factor = resolution_factor(resolution, step);
             in.appearance = {appearance_lr(c.appearance, step, c.steps), c.appearance.reg()};
             if (c.strategy == "mcmc") {

@@ -311,9 +311,10 @@ TEST(CudaTraining, MeasuringStepsLeaveTheStateAsItWas) {
     }
 }
 
-// AdamConfig::visible_only (gsplat's visible_adam) on both backends: from a camera inside the cloud part of
-// the scene is culled; after two steps those Gaussians keep their values and moments bit for bit although
-// their moments are not zero (full Adam would move them), and the rest step as on the CPU.
+// AdamConfig::scope on both backends: from a camera inside the cloud part of the scene is culled; after two
+// steps under AdamScope::visible those Gaussians keep their values and moments bit for bit although their
+// moments are not zero (full Adam would move them); under AdamScope::visible_sh they keep their SH and its
+// moments while their geometry steps on its momentum. The rest step as on the CPU.
 TEST(CudaTraining, VisibleAdamUpdatesOnlyWhatTheViewSees) {
     REQUIRE_GPU();
     TrainState s = random_train_state(16);
@@ -326,50 +327,65 @@ TEST(CudaTraining, VisibleAdamUpdatesOnlyWhatTheViewSees) {
     const Camera cam = test::random_camera(11, 144, 96, 1.5);
     std::vector<TargetImage> images(1);
     images[0].rgb = random_u8(7, 144, 96);
-    StepInput in;
-    in.camera = &cam;
-    in.settings.sh_degree = 1;
-    in.lr = {1e-4, 1e-3, 1e-3, 1e-2, 2.5e-3, 1e-4};
-    in.adam.visible_only = true;
-    std::vector<TrainState> after;
-    for (const std::string name : {"cpu", "cuda"}) {
-        std::unique_ptr<Backend> b = make_backend(name);
-        b->set_images(images);
-        b->load(s);
-        b->step(in);
-        b->step(in);
-        after.push_back(b->save());
-    }
-    using test::gaussian_values;
-    const Scene& cpu = after[0].params;
-    const Scene& gpu = after[1].params;
-    std::size_t seen = 0, unseen = 0, kept = 0, moved = 0;
-    double worst = 0;
-    for (std::size_t i = 0; i < s.params.size(); ++i) {
-        const bool visible = after[0].stats.denom[i] > 0 || after[1].stats.denom[i] > 0;
-        if (!visible) {
-            ++unseen;
-            kept += gaussian_values(gpu, i) == gaussian_values(s.params, i) &&
-                    gaussian_values(cpu, i) == gaussian_values(s.params, i) &&
-                    gaussian_values(after[1].adam.m, i) == gaussian_values(s.adam.m, i) &&
-                    gaussian_values(after[1].adam.v, i) == gaussian_values(s.adam.v, i);
-            continue;
+    for (AdamScope scope : {AdamScope::visible, AdamScope::visible_sh}) {
+        const bool sh_only = scope == AdamScope::visible_sh;
+        StepInput in;
+        in.camera = &cam;
+        in.settings.sh_degree = 1;
+        in.lr = {1e-4, 1e-3, 1e-3, 1e-2, 2.5e-3, 1e-4};
+        in.adam.scope = scope;
+        std::vector<TrainState> after;
+        for (const std::string name : {"cpu", "cuda"}) {
+            std::unique_ptr<Backend> b = make_backend(name);
+            b->set_images(images);
+            b->load(s);
+            b->step(in);
+            b->step(in);
+            after.push_back(b->save());
         }
-        ++seen;
-        const std::vector<float> c = gaussian_values(cpu, i), g = gaussian_values(gpu, i),
-                                 o = gaussian_values(s.params, i);
-        moved += c != o && g != o;
-        for (std::size_t j = 0; j < c.size(); ++j) worst = std::max(worst, double(std::abs(c[j] - g[j])));
+        using test::geometry_values;
+        using test::sh_values;
+        const Scene& cpu = after[0].params;
+        const Scene& gpu = after[1].params;
+        std::size_t seen = 0, unseen = 0, kept = 0, moved = 0;
+        double worst = 0;
+        auto worst_of = [&](const std::vector<float>& c, const std::vector<float>& g) {
+            for (std::size_t j = 0; j < c.size(); ++j) worst = std::max(worst, double(std::abs(c[j] - g[j])));
+        };
+        for (std::size_t i = 0; i < s.params.size(); ++i) {
+            const bool visible = after[0].stats.denom[i] > 0 || after[1].stats.denom[i] > 0;
+            const std::vector<float> c = test::gaussian_values(cpu, i), g = test::gaussian_values(gpu, i),
+                                     o = test::gaussian_values(s.params, i);
+            worst_of(c, g);
+            if (!visible) {
+                ++unseen;
+                bool k = sh_values(gpu, i) == sh_values(s.params, i) &&
+                         sh_values(cpu, i) == sh_values(s.params, i) &&
+                         sh_values(after[1].adam.m, i) == sh_values(s.adam.m, i) &&
+                         sh_values(after[1].adam.v, i) == sh_values(s.adam.v, i);
+                const bool geometry_kept =
+                    geometry_values(gpu, i) == geometry_values(s.params, i) &&
+                    geometry_values(cpu, i) == geometry_values(s.params, i) &&
+                    geometry_values(after[1].adam.m, i) == geometry_values(s.adam.m, i);
+                const bool geometry_moved = geometry_values(gpu, i) != geometry_values(s.params, i) &&
+                                            geometry_values(cpu, i) != geometry_values(s.params, i);
+                kept += k && (sh_only ? geometry_moved : geometry_kept);
+                continue;
+            }
+            ++seen;
+            moved += c != o && g != o;
+        }
+        std::printf(
+            "[visible adam, %s] %zu seen (%zu moved on both), %zu culled (%zu kept as the scope says on "
+            "both); "
+            "worst cpu-cuda difference %.3g\n",
+            sh_only ? "SH only" : "all", seen, moved, unseen, kept, worst);
+        EXPECT_GT(seen, 300u);
+        EXPECT_GT(unseen, 300u);
+        EXPECT_EQ(kept, unseen);
+        EXPECT_EQ(moved, seen);
+        EXPECT_LT(worst, 1e-4);
     }
-    std::printf(
-        "[visible adam] %zu seen (%zu moved on both), %zu culled (%zu kept on both); worst cpu-cuda "
-        "difference %.3g\n",
-        seen, moved, unseen, kept, worst);
-    EXPECT_GT(seen, 300u);
-    EXPECT_GT(unseen, 300u);
-    EXPECT_EQ(kept, unseen);
-    EXPECT_EQ(moved, seen);
-    EXPECT_LT(worst, 1e-4);
 }
 
 bool same_bits(const Scene& a, const Scene& b) {
@@ -388,7 +404,7 @@ TEST(CudaTraining, ShGradientSourcesKeepTheBitsOfTheRows) {
     REQUIRE_GPU();
     for (int degree : {0, 2, 3})
         for (Shading shading : {Shading::ewa, Shading::ray})
-            for (bool visible_only : {false, true}) {
+            for (AdamScope scope : {AdamScope::all, AdamScope::visible, AdamScope::visible_sh}) {
                 test::RandomSceneOptions o;
                 o.count = 3000;
                 o.sh_degree = degree;
@@ -397,8 +413,8 @@ TEST(CudaTraining, ShGradientSourcesKeepTheBitsOfTheRows) {
                 std::vector<TargetImage> images(2);
                 images[0].rgb = random_u8(8, 8, 8);
                 images[1].rgb = random_u8(9, 8, 8);
-                const std::string name = fmt::format("degree {}, {}{}", degree, to_string(shading),
-                                                     visible_only ? ", visible Adam" : "");
+                const std::string name =
+                    fmt::format("degree {}, {}, Adam scope {}", degree, to_string(shading), int(scope));
                 std::vector<Scene> params, m, v;
                 for (bool sources : {false, false, true}) {
                     CudaStep gpu;
@@ -416,7 +432,7 @@ TEST(CudaTraining, ShGradientSourcesKeepTheBitsOfTheRows) {
                         in.settings.shading = shading;
                         in.settings.sh_degree = step == 0 ? 1 : 3;
                         in.lr = {1e-4, 1e-3, 1e-3, 1e-2, 2.5e-3, 1e-4};
-                        in.adam.visible_only = visible_only;
+                        in.adam.scope = scope;
                         gpu.train_step(in);
                     }
                     params.push_back(gpu.scene());

@@ -58,6 +58,17 @@ inline std::vector<float> gaussian_values(const Scene& s, std::size_t i) {
     return out;
 }
 
+// gaussian_values' two parts: geometry and opacity (11 values), and the SH row.
+inline std::vector<float> geometry_values(const Scene& s, std::size_t i) {
+    std::vector<float> out = gaussian_values(s, i);
+    out.resize(11);
+    return out;
+}
+inline std::vector<float> sh_values(const Scene& s, std::size_t i) {
+    const std::size_t k = 3 * std::size_t(s.sh_coeffs());
+    return {s.sh.begin() + std::ptrdiff_t(k * i), s.sh.begin() + std::ptrdiff_t(k * i + k)};
+}
+
 // A camera on a sphere of `distance` around the origin looking at it, with a random roll.
 inline Camera random_camera(std::uint32_t seed, int width, int height, double distance = 3.5,
                             double fov = 55) {

@@ -88,41 +88,77 @@ TEST(Adam, QuaternionsStayUnitAndShGroupsUseTheirRates) {
     EXPECT_NEAR(p.sh[3], -0.001, 1e-6);  // first higher-order coefficient
 }
 
+// Two Gaussians, the first culled by the view (radius 0), with non-zero moments and gradients.
+struct TwoGaussianStep {
+    Scene p;
+    AdamState st;
+    SceneGrads g;
+    LearningRates lr{0.01, 0.01, 0.01, 0.01, 0.01, 0.001};
+    std::vector<std::int32_t> radii{0, 4};
+};
+
+TwoGaussianStep two_gaussian_step(Scene p) {
+    TwoGaussianStep t;
+    p.resize(2);
+    p.quats = {0.6f, 0.8f, 0.f, 0.f, 0.f, 0.f, 0.6f, 0.8f};
+    t.p = p;
+    t.st.reset_like(p);
+    for (Scene* x : {&t.st.m, &t.st.v})
+        for (std::vector<float>* a : {&x->means, &x->log_scales, &x->quats, &x->opacity_logits, &x->sh})
+            for (std::size_t i = 0; i < a->size(); ++i) (*a)[i] = x == &t.st.v ? 0.01f * float(i + 1) : 0.1f;
+    t.st.step = 10;
+    t.g.resize_like(p);
+    for (std::vector<float>* a : {&t.g.means, &t.g.log_scales, &t.g.quats, &t.g.opacity_logits, &t.g.sh})
+        a->assign(a->size(), 0.5f);
+    return t;
+}
+
 // gsplat's visible_adam: a Gaussian the view culled keeps its value and moments (full Adam would still
 // move it on its momentum); a visible one steps exactly as under full Adam.
 TEST(Adam, VisibleOnlyLeavesCulledGaussiansAsTheyWere) {
-    Scene p = one_gaussian();
-    p.resize(2);
-    p.quats = {0.6f, 0.8f, 0.f, 0.f, 0.f, 0.f, 0.6f, 0.8f};
-    AdamState st;
-    st.reset_like(p);
-    for (Scene* x : {&st.m, &st.v})
-        for (std::vector<float>* a : {&x->means, &x->log_scales, &x->quats, &x->opacity_logits, &x->sh})
-            for (std::size_t i = 0; i < a->size(); ++i) (*a)[i] = x == &st.v ? 0.01f * float(i + 1) : 0.1f;
-    st.step = 10;
-    SceneGrads g;
-    g.resize_like(p);
-    for (std::vector<float>* a : {&g.means, &g.log_scales, &g.quats, &g.opacity_logits, &g.sh})
-        a->assign(a->size(), 0.5f);
-    LearningRates lr{0.01, 0.01, 0.01, 0.01, 0.01, 0.001};
-    const std::vector<std::int32_t> radii{0, 4};
+    const TwoGaussianStep t = two_gaussian_step(one_gaussian());
     AdamConfig visible;
-    visible.visible_only = true;
-    Scene full_p = p, vis_p = p;
-    AdamState full_st = st, vis_st = st;
-    adam_step(full_p, g, full_st, lr, AdamConfig{});
-    adam_step(vis_p, g, vis_st, lr, visible, &radii);
+    visible.scope = AdamScope::visible;
+    Scene full_p = t.p, vis_p = t.p;
+    AdamState full_st = t.st, vis_st = t.st;
+    adam_step(full_p, t.g, full_st, t.lr, AdamConfig{});
+    adam_step(vis_p, t.g, vis_st, t.lr, visible, &t.radii);
     using test::gaussian_values;
-    EXPECT_EQ(gaussian_values(vis_p, 0), gaussian_values(p, 0));
-    EXPECT_EQ(gaussian_values(vis_st.m, 0), gaussian_values(st.m, 0));
-    EXPECT_EQ(gaussian_values(vis_st.v, 0), gaussian_values(st.v, 0));
-    EXPECT_NE(gaussian_values(full_p, 0), gaussian_values(p, 0));  // the momentum moves it under full Adam
+    EXPECT_EQ(gaussian_values(vis_p, 0), gaussian_values(t.p, 0));
+    EXPECT_EQ(gaussian_values(vis_st.m, 0), gaussian_values(t.st.m, 0));
+    EXPECT_EQ(gaussian_values(vis_st.v, 0), gaussian_values(t.st.v, 0));
+    EXPECT_NE(gaussian_values(full_p, 0), gaussian_values(t.p, 0));  // the momentum moves it under full Adam
     EXPECT_EQ(gaussian_values(vis_p, 1), gaussian_values(full_p, 1));
     EXPECT_EQ(gaussian_values(vis_st.m, 1), gaussian_values(full_st.m, 1));
     EXPECT_EQ(gaussian_values(vis_st.v, 1), gaussian_values(full_st.v, 1));
-    EXPECT_NE(gaussian_values(vis_p, 1), gaussian_values(p, 1));
+    EXPECT_NE(gaussian_values(vis_p, 1), gaussian_values(t.p, 1));
     EXPECT_EQ(vis_st.step, 11);
-    EXPECT_THROW(adam_step(vis_p, g, vis_st, lr, visible), Error);  // no radii: which are visible?
+    EXPECT_THROW(adam_step(vis_p, t.g, vis_st, t.lr, visible), Error);  // no radii: which are visible?
+}
+
+// AdamScope::visible_sh: the culled Gaussian's geometry and opacity step as under full Adam (so it can still
+// drift below the pruning threshold), its SH row and SH moments stay; the visible one steps as under full
+// Adam.
+TEST(Adam, VisibleShScopeKeepsOnlyTheCulledColours) {
+    const TwoGaussianStep t = two_gaussian_step(one_gaussian());
+    AdamConfig visible_sh;
+    visible_sh.scope = AdamScope::visible_sh;
+    Scene full_p = t.p, vis_p = t.p;
+    AdamState full_st = t.st, vis_st = t.st;
+    adam_step(full_p, t.g, full_st, t.lr, AdamConfig{});
+    adam_step(vis_p, t.g, vis_st, t.lr, visible_sh, &t.radii);
+    using test::geometry_values;
+    using test::sh_values;
+    EXPECT_EQ(sh_values(vis_p, 0), sh_values(t.p, 0));
+    EXPECT_EQ(sh_values(vis_st.m, 0), sh_values(t.st.m, 0));
+    EXPECT_EQ(sh_values(vis_st.v, 0), sh_values(t.st.v, 0));
+    EXPECT_NE(sh_values(full_p, 0), sh_values(t.p, 0));
+    EXPECT_EQ(geometry_values(vis_p, 0), geometry_values(full_p, 0));
+    EXPECT_EQ(geometry_values(vis_st.m, 0), geometry_values(full_st.m, 0));
+    EXPECT_NE(geometry_values(vis_p, 0), geometry_values(t.p, 0));
+    EXPECT_EQ(test::gaussian_values(vis_p, 1), test::gaussian_values(full_p, 1));
+    EXPECT_EQ(test::gaussian_values(vis_st.v, 1), test::gaussian_values(full_st.v, 1));
+    EXPECT_THROW(adam_step(vis_p, t.g, vis_st, t.lr, visible_sh), Error);
 }
 
 TEST(Schedule, ExponentialAndShDegree) {

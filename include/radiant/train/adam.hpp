@@ -21,13 +21,24 @@ struct GroupLimit {
     double max = std::numeric_limits<double>::infinity();
 };
 
+// Which Gaussians a step's Adam updates. A Gaussian left out keeps its values and moments (its moments do not
+// decay, so the result differs from full Adam's); a view of part of a scene then costs Adam only that part.
+enum class AdamScope {
+    all,      // every Gaussian, every step (torch.optim.Adam)
+    visible,  // only those the step's projection kept, radius > 0 (gsplat's visible_adam, Taming 3DGS)
+    // Every Gaussian's geometry and opacity; the SH colours (four fifths of Adam's bytes) only of those
+    // kept. Unseen Gaussians still drift on their momentum, so densification prunes as under full Adam.
+    visible_sh,
+};
+
 struct AdamConfig {
     double beta1 = 0.9, beta2 = 0.999, eps = 1e-15;
     GroupLimit means, log_scales, quats, opacity_logits, sh;
-    // Update only the Gaussians the step's projection kept (radius > 0); the others keep their values and
-    // moments (gsplat's visible_adam, Taming 3DGS's sparse Adam). A view of part of a scene then costs Adam
-    // only that part; the moments of an unseen Gaussian do not decay, which changes the result.
-    bool visible_only = false;
+    AdamScope scope = AdamScope::all;
+    // Whether the step's radii decide which Gaussians' geometry (means, scales, quaternions, opacity) and
+    // which SH are updated.
+    bool geometry_visible_only() const { return scope == AdamScope::visible; }
+    bool sh_visible_only() const { return scope != AdamScope::all; }
 };
 
 // First and second moments, laid out like the parameters; one global step count (as torch.optim.Adam keeps
@@ -45,7 +56,8 @@ struct AdamReport {
     std::size_t non_finite_params = 0;  // already non-finite before the step: left for the trainer to remove
 };
 
-// radii: the step's projected radii, one per Gaussian; read only with config.visible_only (then required).
+// radii: the step's projected radii, one per Gaussian; read only when config.scope is not all (then
+// required).
 AdamReport adam_step(Scene& params, const SceneGrads& grads, AdamState& state, const LearningRates& lr,
                      const AdamConfig& config, const std::vector<std::int32_t>* radii = nullptr);
 

@@ -42,9 +42,12 @@ struct TrainConfig {
     long log_every = 100;         // history points for the report; log lines when not on a TTY
     long diverge_patience = 500;  // stop when the loss stays above 2× its start this long (0: only on NaN)
     double lambda_ssim = 0.2;
-    // Adam updates only the Gaussians each step's view sees (AdamConfig::visible_only; gsplat's
-    // visible_adam): cheaper steps where a view shows part of the scene, a slightly different result.
+    // Adam updates only the Gaussians each step's view sees (AdamScope::visible; gsplat's visible_adam):
+    // cheaper steps where a view shows part of the scene, a slightly different result.
     bool visible_adam = false;
+    // Adam updates every Gaussian's geometry and opacity but only the seen Gaussians' SH (AdamScope::
+    // visible_sh). At most one of the two.
+    bool visible_sh_adam = false;
     std::size_t init_random_points = 100000;
     double init_opacity = 0.1;  // MCMC's recipe starts at 0.5
     double init_scale = 1.0;    // × the mean distance to the 3 nearest points; MCMC's recipe: 0.1

@@ -17,9 +17,9 @@ __device__ __forceinline__ int update_one(const AdamGroup& g, std::size_t i, flo
     return adam_update(p, gr, m, v, c);
 }
 
-// Whether element i's Gaussian is updated (all when radii is null).
-__device__ __forceinline__ bool updated(const AdamArgs& a, const AdamGroup& g, std::size_t i) {
-    return a.radii == nullptr || a.radii[unsigned(i) / unsigned(g.per)] > 0;
+// Whether element i's Gaussian is updated (all when the group has no radii).
+__device__ __forceinline__ bool updated(const AdamGroup& g, std::size_t i) {
+    return g.radii == nullptr || g.radii[unsigned(i) / unsigned(g.per)] > 0;
 }
 
 // Adam bad-value counts of one thread, added to AdamArgs::bad once at its end.
@@ -37,15 +37,15 @@ struct BadCounts {
     }
 };
 
-// Which of elements 4q … 4q+3 are updated (AdamArgs::radii); false when none is.
-__device__ __forceinline__ bool updated4(const AdamArgs& a, const AdamGroup& g, std::size_t q, bool mask[4]) {
-    bool any = a.radii == nullptr;
+// Which of elements 4q … 4q+3 are updated (AdamGroup::radii); false when none is.
+__device__ __forceinline__ bool updated4(const AdamGroup& g, std::size_t q, bool mask[4]) {
+    bool any = g.radii == nullptr;
 #pragma unroll
     for (int k = 0; k < 4; ++k) mask[k] = true;
     if (!any) {
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
-            mask[k] = updated(a, g, 4 * q + k);
+            mask[k] = updated(g, 4 * q + k);
             any = any || mask[k];
         }
     }
@@ -84,8 +84,7 @@ constexpr int kShChunk = 128;
 constexpr int kShStride = 3 * kMaxShCoeffs + 1;
 
 // block and blocks: this block's index among its group's, and their number (AdamGrid).
-__device__ void adam_sh_from_sources(const AdamArgs& a, const AdamGroup& g, unsigned block, unsigned blocks,
-                                     BadCounts& bad) {
+__device__ void adam_sh_from_sources(const AdamGroup& g, unsigned block, unsigned blocks, BadCounts& bad) {
     __shared__ float rows[kShChunk * kShStride];
     const unsigned row = 3u * unsigned(g.sh_coeffs);
     const std::size_t gaussians = g.n / row;
@@ -115,12 +114,12 @@ __device__ void adam_sh_from_sources(const AdamArgs& a, const AdamGroup& g, unsi
         for (unsigned f = threadIdx.x; f < whole; f += blockDim.x) {
             const std::size_t q = base / 4 + f;
             bool mask[4];
-            if (!updated4(a, g, q, mask)) continue;
+            if (!updated4(g, q, mask)) continue;
             update4(g, q, mask, make_float4(grad(4 * f), grad(4 * f + 1), grad(4 * f + 2), grad(4 * f + 3)),
                     bad);
         }
         for (unsigned e = 4u * whole + threadIdx.x; e < elements; e += blockDim.x)
-            if (updated(a, g, base + e)) update1(g, base + e, grad(e), bad);
+            if (updated(g, base + e)) update1(g, base + e, grad(e), bad);
         __syncthreads();
     }
 }
@@ -144,18 +143,18 @@ __global__ void adam_kernel(AdamArgs a, AdamGrid grid) {
     const unsigned block = blockIdx.x - grid.first[k], blocks = grid.first[k + 1] - grid.first[k];
     BadCounts bad;
     if (g.sh_sources) {
-        adam_sh_from_sources(a, g, block, blocks, bad);
+        adam_sh_from_sources(g, block, blocks, bad);
     } else {
         const std::size_t n4 = g.n / 4;
         for (std::size_t q = std::size_t(block) * blockDim.x + threadIdx.x; q < n4;
              q += std::size_t(blocks) * blockDim.x) {
             bool mask[4];
-            if (!updated4(a, g, q, mask)) continue;
+            if (!updated4(g, q, mask)) continue;
             update4(g, q, mask, reinterpret_cast<const float4*>(g.grads)[q], bad);
         }
         if (block == 0)
             for (std::size_t i = 4 * n4 + threadIdx.x; i < g.n; i += blockDim.x)
-                if (updated(a, g, i)) update1(g, i, g.grads[i], bad);
+                if (updated(g, i)) update1(g, i, g.grads[i], bad);
     }
     bad.flush(a.bad);
 }

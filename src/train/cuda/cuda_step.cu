@@ -130,9 +130,9 @@ void CudaStep::apply_adam(const SceneGrads& g, const LearningRates& lr, const Ad
     Impl& d = *impl_;
     RADIANT_CHECK(g.means.size() == 3 * d.n && g.sh.size() == d.params.sh.size(),
                   "CUDA step: gradients do not match");
-    RADIANT_CHECK(!config.visible_only,
+    RADIANT_CHECK(config.scope == AdamScope::all,
                   "CUDA step: given gradients come without a projection to tell which "
-                  "Gaussians are visible (AdamConfig::visible_only)");
+                  "Gaussians are visible (AdamConfig::scope)");
     d.grads.means.upload(g.means, d.stream);
     d.grads.log_scales.upload(g.log_scales, d.stream);
     d.grads.quats.upload(g.quats, d.stream);

@@ -127,8 +127,8 @@ void CudaStep::apply_batch(const LearningRates& lr, const AdamConfig& config, do
                            double scale_reg, double count) {
     Impl& d = *impl_;
     RADIANT_CHECK(d.batch_grads.means.size() == 3 * d.n, "CUDA step: apply_batch outside a batch");
-    RADIANT_CHECK(!config.visible_only,
-                  "CUDA step: a batch's views see different Gaussians (AdamConfig::visible_only)");
+    RADIANT_CHECK(config.scope == AdamScope::all,
+                  "CUDA step: a batch's views see different Gaussians (AdamConfig::scope)");
     RADIANT_CHECK(d.batch_views > 0, "CUDA step: apply_batch before any view's gradients were added");
     d.grads.swap(d.batch_grads);
     if (opacity_reg > 0 || scale_reg > 0)

@@ -38,13 +38,13 @@ struct AdamGroup {
     // ShGradSource [N, 6] (core/sh.hpp), 0 for coefficients at or past sh_active.
     const float* sh_sources = nullptr;
     int sh_active = 0;
+    // Non-null: only this group's Gaussians with radius > 0 are updated (AdamConfig::scope).
+    const std::int32_t* radii = nullptr;
 };
 struct AdamArgs {
     AdamGroup groups[5];
     int count = 0;
     unsigned* bad;  // [3] non-finite gradients, rejected updates, non-finite values (accumulated)
-    // Non-null: only Gaussians with radius > 0 are updated (AdamConfig::visible_only).
-    const std::int32_t* radii;
 };
 void launch_adam(const AdamArgs& a, cudaStream_t stream);
 

@@ -164,8 +164,8 @@ struct CudaStep::Impl {
                 params.opacity_logits.data(),
                 params.sh.data()};
     }
-    // radii: the step's projection, read with config.visible_only. sh_sources: the backward's SH gradient as
-    // sources (grads_view's DeviceGradsView::sh_sources) when not null, of a step rendered at sh_active.
+    // radii: the step's projection, read when config.scope is not all. sh_sources: the backward's SH gradient
+    // as sources (grads_view's DeviceGradsView::sh_sources) when not null, of a step rendered at sh_active.
     void adam(const LearningRates& lr, const AdamConfig& config, const std::int32_t* radii,
               const float* sh_sources = nullptr, int sh_active = 0) {
         Impl& d = *this;
@@ -198,10 +198,12 @@ struct CudaStep::Impl {
             a.groups[a.count - 1].sh_sources = sh_sources;
             a.groups[a.count - 1].sh_active = sh_coeff_count(std::min(sh_active, d.sh_degree));
         }
+        const std::int32_t* geometry_radii = config.geometry_visible_only() ? radii : nullptr;
+        for (int k = 0; k + 1 < a.count; ++k) a.groups[k].radii = geometry_radii;
+        a.groups[a.count - 1].radii = config.sh_visible_only() ? radii : nullptr;
         a.bad = d.bad.data();
-        a.radii = config.visible_only ? radii : nullptr;
         launch_adam(a, d.stream);
-        launch_normalize_quats(d.params.quats.data(), d.n, a.radii, d.stream);
+        launch_normalize_quats(d.params.quats.data(), d.n, geometry_radii, d.stream);
     }
     DensifyStatsView stats_view() { return {grad_accum.data(), denom.data(), max_radii.data()}; }
     void reset_stats() {
