@@ -6,6 +6,7 @@
 #include <random>
 
 #include "radiant/core/project.hpp"
+#include "radiant/core/ray_project.hpp"
 
 namespace radiant {
 namespace {
@@ -91,6 +92,55 @@ TEST(Composite, FootprintThenColourIsTheWholeProjection) {
         EXPECT_EQ(whole.radius, split.radius);
         EXPECT_TRUE(whole.rect.x0 == split.rect.x0 && whole.rect.y0 == split.rect.y0 &&
                     whole.rect.x1 == split.rect.x1 && whole.rect.y1 == split.rect.y1);
+    }
+    EXPECT_GT(kept, 500);
+    EXPECT_GT(culled, 500);
+    EXPECT_GT(culled_by_colour, 50);
+}
+
+// The same split for the `ray` model: its footprint reads no SH, and with the colour after it keeps, culls
+// and describes the Gaussians as project_ray_gaussian does.
+TEST(Composite, RayFootprintThenColourIsTheWholeProjection) {
+    const Camera camera = look_at({0.3, -0.2, -4}, {0, 0, 0}, {0, -1, 0}, 50, 320, 240);
+    RenderSettings settings;
+    settings.shading = Shading::ray;
+    const ProjectSettings<float> ps = project_settings<float>(camera, settings, 3);
+    std::mt19937 rng(6);
+    std::normal_distribution<double> n(0.0, 1.0);
+    int kept = 0, culled_by_colour = 0, culled = 0;
+    for (int trial = 0; trial < 5000; ++trial) {
+        float sh[48];
+        for (float& c : sh) c = float(0.5 * n(rng));
+        if (trial % 7 == 0) sh[3 * (1 + trial % 15) + trial % 3] = trial % 2 ? NAN : INFINITY;
+        GaussianParams<float> p;
+        p.mean = {float(1.5 * n(rng)), float(1.5 * n(rng)), float(3 * n(rng))};
+        p.log_scale = {float(-3 + n(rng)), float(-3 + n(rng)), float(-3 + n(rng))};
+        p.quat = {float(n(rng)), float(n(rng)), float(n(rng)), float(n(rng))};
+        p.opacity_logit = float(2 * n(rng));
+        p.sh = nullptr;
+        RayFootprint<float> whole{}, split{};
+        const bool footprint = project_ray_footprint(p, ps, split);
+        p.sh = sh;
+        const bool keep = project_ray_gaussian(p, ps, whole);
+        ASSERT_EQ(footprint && ray_footprint_colour(p, ps, split), keep) << "trial " << trial;
+        if (!keep) {
+            ++culled;
+            culled_by_colour += footprint;
+            continue;
+        }
+        ++kept;
+        for (int i = 0; i < 3; ++i) {
+            EXPECT_TRUE(same_bits(whole.mean_cam[i], split.mean_cam[i]));
+            EXPECT_TRUE(same_bits(whole.colour[i], split.colour[i]));
+            for (int j = 0; j < 3; ++j)
+                EXPECT_TRUE(same_bits(whole.whitening_cam.m[i][j], split.whitening_cam.m[i][j]));
+        }
+        EXPECT_TRUE(same_bits(whole.opacity, split.opacity) && same_bits(whole.depth, split.depth));
+        EXPECT_EQ(whole.bounds.kind, split.bounds.kind);
+        EXPECT_TRUE(
+            same_bits(whole.bounds.x0, split.bounds.x0) && same_bits(whole.bounds.x1, split.bounds.x1) &&
+            same_bits(whole.bounds.y0, split.bounds.y0) && same_bits(whole.bounds.y1, split.bounds.y1));
+        EXPECT_EQ(whole.radius, split.radius);
     }
     EXPECT_GT(kept, 500);
     EXPECT_GT(culled, 500);

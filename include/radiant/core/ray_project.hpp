@@ -28,13 +28,13 @@ RADIANT_HD bool all_finite(const Mat3<T>& m) {
     return true;
 }
 
-// False when culled: outside the open (near, far) range, never reaching the cutoff, or a non-finite
-// parameter (the trainer removes such Gaussians; until then they are not drawn). Uses s.cam's R, t, fx, fy,
-// width and height, s.centre, the planes, alpha_cutoff, eps2d (as ray_filter_variance) and sh_degree (no
-// anisotropy clamp).
+// The footprint but its colour; false when culled: outside the open (near, far) range, never reaching the
+// cutoff, or a non-finite parameter (the trainer removes such Gaussians; until then they are not drawn). Uses
+// s.cam's R, t, fx, fy, width and height, the planes, alpha_cutoff and eps2d (as ray_filter_variance; no
+// anisotropy clamp). Reads no SH, so a kernel loads a Gaussian's SH only when it is kept.
 template <class T>
-RADIANT_HD bool project_ray_gaussian(const GaussianParams<T>& g, const ProjectSettings<T>& s,
-                                     RayFootprint<T>& f) {
+RADIANT_HD bool project_ray_footprint(const GaussianParams<T>& g, const ProjectSettings<T>& s,
+                                      RayFootprint<T>& f) {
     const Vec3<T> m = world_to_camera(s.cam, g.mean);
     if (!(m.z > s.near_plane && m.z < s.far_plane)) return false;
     f.opacity = sigmoid(g.opacity_logit);
@@ -47,12 +47,25 @@ RADIANT_HD bool project_ray_gaussian(const GaussianParams<T>& g, const ProjectSe
     if (f.bounds.kind == Silhouette::culled) return false;
     f.whitening_cam = whitening(log_scale, g.quat) * wt;
     if (!all_finite(f.whitening_cam)) return false;
-    f.colour = sh_to_colour(s.sh_degree, g.sh, normalize(g.mean - s.centre));
-    if (!(std::isfinite(f.colour.x) && std::isfinite(f.colour.y) && std::isfinite(f.colour.z))) return false;
     f.mean_cam = m;
     f.depth = m.z;
     f.radius = ray_screen_radius(f.bounds, s.cam.fx, s.cam.fy, s.cam.width, s.cam.height);
     return true;
+}
+
+// The footprint's colour, seen from the camera centre (s.centre, s.sh_degree); false when not finite.
+template <class T>
+RADIANT_HD bool ray_footprint_colour(const GaussianParams<T>& g, const ProjectSettings<T>& s,
+                                     RayFootprint<T>& f) {
+    f.colour = sh_to_colour(s.sh_degree, g.sh, normalize(g.mean - s.centre));
+    return std::isfinite(f.colour.x) && std::isfinite(f.colour.y) && std::isfinite(f.colour.z);
+}
+
+// False when culled: project_ray_footprint, then ray_footprint_colour.
+template <class T>
+RADIANT_HD bool project_ray_gaussian(const GaussianParams<T>& g, const ProjectSettings<T>& s,
+                                     RayFootprint<T>& f) {
+    return project_ray_footprint(g, s, f) && ray_footprint_colour(g, s, f);
 }
 
 // The first and one-past-last index i of `ranges` ([n, 2]: lo, hi) with [lo_i, hi_i] meeting [a, b]; a

@@ -8,17 +8,23 @@ namespace {
 // One thread per Gaussian: the shared core projection for the `ray` model, the rect of tile rows and
 // columns its silhouette meets, and the exact count of tiles whose own bounds it meets (what binning
 // writes). Reads the parameters and the camera's tile bounds; writes every per-Gaussian output (culled
-// Gaussians: radius 0, no tiles).
+// Gaussians: radius 0, no tiles). A Gaussian's SH (192 of its 236 bytes) are read only once its footprint
+// meets a tile.
 __global__ void project_ray_fwd_kernel(ProjectRayFwdArgs a) {
     const int g = blockIdx.x * blockDim.x + threadIdx.x;
     if (g >= a.n) return;
-    float sh[3 * kMaxShCoeffs];
-    const GaussianParams<float> p = load_gaussian(a, g, sh);
+    GaussianParams<float> p = load_gaussian_geometry(a, g);
     RayFootprint<float> f;
     TileRect rect{};
-    if (project_ray_gaussian(p, a.ps, f))
+    if (project_ray_footprint(p, a.ps, f))
         rect = ray_tile_rect(f.bounds, reinterpret_cast<const float*>(a.col_bounds), a.tiles_x,
                              reinterpret_cast<const float*>(a.row_bounds), a.tiles_y);
+    if (!rect.empty()) {
+        float sh[3 * kMaxShCoeffs];
+        load_gaussian_sh(a, g, sh);
+        p.sh = sh;
+        if (!ray_footprint_colour(p, a.ps, f)) rect = TileRect{};
+    }
     if (rect.empty()) {
         a.radii[g] = 0;
         a.tiles_touched[g] = 0;
