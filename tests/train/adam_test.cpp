@@ -113,27 +113,40 @@ TwoGaussianStep two_gaussian_step(Scene p) {
     return t;
 }
 
+// One step of full Adam and one of Adam under `scope` from the same start.
+struct ScopedStep {
+    Scene full_p, p;
+    AdamState full_st, st;
+};
+
+ScopedStep step_full_and_scoped(const TwoGaussianStep& t, AdamScope scope) {
+    ScopedStep r{t.p, t.p, t.st, t.st};
+    AdamConfig scoped;
+    scoped.scope = scope;
+    adam_step(r.full_p, t.g, r.full_st, t.lr, AdamConfig{});
+    adam_step(r.p, t.g, r.st, t.lr, scoped, &t.radii);
+    Scene p = t.p;
+    AdamState st = t.st;
+    EXPECT_THROW(adam_step(p, t.g, st, t.lr, scoped), Error);  // no radii: which are visible?
+    return r;
+}
+
 // gsplat's visible_adam: a Gaussian the view culled keeps its value and moments (full Adam would still
 // move it on its momentum); a visible one steps exactly as under full Adam.
 TEST(Adam, VisibleOnlyLeavesCulledGaussiansAsTheyWere) {
     const TwoGaussianStep t = two_gaussian_step(one_gaussian());
-    AdamConfig visible;
-    visible.scope = AdamScope::visible;
-    Scene full_p = t.p, vis_p = t.p;
-    AdamState full_st = t.st, vis_st = t.st;
-    adam_step(full_p, t.g, full_st, t.lr, AdamConfig{});
-    adam_step(vis_p, t.g, vis_st, t.lr, visible, &t.radii);
+    const ScopedStep r = step_full_and_scoped(t, AdamScope::visible);
     using test::gaussian_values;
-    EXPECT_EQ(gaussian_values(vis_p, 0), gaussian_values(t.p, 0));
-    EXPECT_EQ(gaussian_values(vis_st.m, 0), gaussian_values(t.st.m, 0));
-    EXPECT_EQ(gaussian_values(vis_st.v, 0), gaussian_values(t.st.v, 0));
-    EXPECT_NE(gaussian_values(full_p, 0), gaussian_values(t.p, 0));  // the momentum moves it under full Adam
-    EXPECT_EQ(gaussian_values(vis_p, 1), gaussian_values(full_p, 1));
-    EXPECT_EQ(gaussian_values(vis_st.m, 1), gaussian_values(full_st.m, 1));
-    EXPECT_EQ(gaussian_values(vis_st.v, 1), gaussian_values(full_st.v, 1));
-    EXPECT_NE(gaussian_values(vis_p, 1), gaussian_values(t.p, 1));
-    EXPECT_EQ(vis_st.step, 11);
-    EXPECT_THROW(adam_step(vis_p, t.g, vis_st, t.lr, visible), Error);  // no radii: which are visible?
+    EXPECT_EQ(gaussian_values(r.p, 0), gaussian_values(t.p, 0));
+    EXPECT_EQ(gaussian_values(r.st.m, 0), gaussian_values(t.st.m, 0));
+    EXPECT_EQ(gaussian_values(r.st.v, 0), gaussian_values(t.st.v, 0));
+    EXPECT_NE(gaussian_values(r.full_p, 0),
+              gaussian_values(t.p, 0));  // the momentum moves it under full Adam
+    EXPECT_EQ(gaussian_values(r.p, 1), gaussian_values(r.full_p, 1));
+    EXPECT_EQ(gaussian_values(r.st.m, 1), gaussian_values(r.full_st.m, 1));
+    EXPECT_EQ(gaussian_values(r.st.v, 1), gaussian_values(r.full_st.v, 1));
+    EXPECT_NE(gaussian_values(r.p, 1), gaussian_values(t.p, 1));
+    EXPECT_EQ(r.st.step, 11);
 }
 
 // AdamScope::visible_sh: the culled Gaussian's geometry and opacity step as under full Adam (so it can still
@@ -141,24 +154,18 @@ TEST(Adam, VisibleOnlyLeavesCulledGaussiansAsTheyWere) {
 // Adam.
 TEST(Adam, VisibleShScopeKeepsOnlyTheCulledColours) {
     const TwoGaussianStep t = two_gaussian_step(one_gaussian());
-    AdamConfig visible_sh;
-    visible_sh.scope = AdamScope::visible_sh;
-    Scene full_p = t.p, vis_p = t.p;
-    AdamState full_st = t.st, vis_st = t.st;
-    adam_step(full_p, t.g, full_st, t.lr, AdamConfig{});
-    adam_step(vis_p, t.g, vis_st, t.lr, visible_sh, &t.radii);
+    const ScopedStep r = step_full_and_scoped(t, AdamScope::visible_sh);
     using test::geometry_values;
     using test::sh_values;
-    EXPECT_EQ(sh_values(vis_p, 0), sh_values(t.p, 0));
-    EXPECT_EQ(sh_values(vis_st.m, 0), sh_values(t.st.m, 0));
-    EXPECT_EQ(sh_values(vis_st.v, 0), sh_values(t.st.v, 0));
-    EXPECT_NE(sh_values(full_p, 0), sh_values(t.p, 0));
-    EXPECT_EQ(geometry_values(vis_p, 0), geometry_values(full_p, 0));
-    EXPECT_EQ(geometry_values(vis_st.m, 0), geometry_values(full_st.m, 0));
-    EXPECT_NE(geometry_values(vis_p, 0), geometry_values(t.p, 0));
-    EXPECT_EQ(test::gaussian_values(vis_p, 1), test::gaussian_values(full_p, 1));
-    EXPECT_EQ(test::gaussian_values(vis_st.v, 1), test::gaussian_values(full_st.v, 1));
-    EXPECT_THROW(adam_step(vis_p, t.g, vis_st, t.lr, visible_sh), Error);
+    EXPECT_EQ(sh_values(r.p, 0), sh_values(t.p, 0));
+    EXPECT_EQ(sh_values(r.st.m, 0), sh_values(t.st.m, 0));
+    EXPECT_EQ(sh_values(r.st.v, 0), sh_values(t.st.v, 0));
+    EXPECT_NE(sh_values(r.full_p, 0), sh_values(t.p, 0));
+    EXPECT_EQ(geometry_values(r.p, 0), geometry_values(r.full_p, 0));
+    EXPECT_EQ(geometry_values(r.st.m, 0), geometry_values(r.full_st.m, 0));
+    EXPECT_NE(geometry_values(r.p, 0), geometry_values(t.p, 0));
+    EXPECT_EQ(test::gaussian_values(r.p, 1), test::gaussian_values(r.full_p, 1));
+    EXPECT_EQ(test::gaussian_values(r.st.v, 1), test::gaussian_values(r.full_st.v, 1));
 }
 
 TEST(Schedule, ExponentialAndShDegree) {
