@@ -27,6 +27,9 @@ std::map<std::string, AppearanceModel> appearance_names() {
             {"exposure", AppearanceModel::exposure},
             {"bilateral", AppearanceModel::bilateral}};
 }
+std::map<std::string, AdamScope> adam_scope_names() {
+    return {{"all", AdamScope::all}, {"visible", AdamScope::visible}, {"visible_sh", AdamScope::visible_sh}};
+}
 std::map<std::string, EvalAppearance> eval_appearance_names() {
     return {{"identity", EvalAppearance::identity}, {"fit-left-half", EvalAppearance::fit_left_half}};
 }
@@ -167,13 +170,17 @@ void add_train_command(CLI::App& app, const std::vector<std::string>& command_li
         "Adam: pose_lr, pose_lr_final, pose_reg in --config; pose_track_every and pose_track_iters add "
         "rounds fitting every view to the scene as it stands); cameras.json gets the refined poses. "
         "Score such runs with --eval-pose-fit");
-    cmd->add_flag("--visible-adam", c.visible_adam,
-                  "Adam updates only the Gaussians each step's view sees (gsplat's visible_adam): faster "
-                  "where views show part of the scene; changes the result");
-    cmd->add_flag("--visible-sh-adam", c.visible_sh_adam,
-                  "Adam updates every Gaussian's geometry and opacity but the SH colours only of those each "
-                  "step's view sees: most of --visible-adam's saving without its larger scenes; changes the "
-                  "result");
+    CLI::Option* scope =
+        cmd->add_option("--adam-scope", c.adam_scope,
+                        "which Gaussians each step's Adam updates: visible_sh (every Gaussian's geometry and "
+                        "opacity, the SH colours of those the view sees), all (torch.optim.Adam) or visible "
+                        "(only those the view sees, gsplat's visible_adam: its scenes grow larger); "
+                        "multi-GPU training updates all")
+            ->transform(CLI::CheckedTransformer(adam_scope_names()))
+            ->capture_default_str();
+    cmd->add_flag_callback(
+           "--visible-adam", [&c] { c.adam_scope = AdamScope::visible; }, "the same as --adam-scope visible")
+        ->excludes(scope);
     cmd->add_flag("--white-bg", c.white_background, "white background (NeRF-synthetic)");
     cmd->add_flag("--random-bg", c.random_background, "random background colour per step");
     cmd->add_option("--seed", c.seed, "random seed")->capture_default_str();
@@ -297,9 +304,8 @@ void add_train_command(CLI::App& app, const std::vector<std::string>& command_li
             {"--pose-opt", [](TrainConfig& t, const TrainConfig& f) { t.pose.enabled = f.pose.enabled; }},
             {"--eval-pose-fit",
              [](TrainConfig& t, const TrainConfig& f) { t.eval_pose_fit = f.eval_pose_fit; }},
-            {"--visible-adam", [](TrainConfig& t, const TrainConfig& f) { t.visible_adam = f.visible_adam; }},
-            {"--visible-sh-adam",
-             [](TrainConfig& t, const TrainConfig& f) { t.visible_sh_adam = f.visible_sh_adam; }},
+            {"--adam-scope", [](TrainConfig& t, const TrainConfig& f) { t.adam_scope = f.adam_scope; }},
+            {"--visible-adam", [](TrainConfig& t, const TrainConfig& f) { t.adam_scope = f.adam_scope; }},
             {"--white-bg",
              [](TrainConfig& t, const TrainConfig& f) { t.white_background = f.white_background; }},
             {"--random-bg",

@@ -74,8 +74,7 @@ ParallelTrainConfig parallel_config(const TrainConfig& c, int ranks, double exte
     refuse(c.pose.enabled, "pose refinement (--pose-opt)");
     refuse(c.appearance.model != AppearanceModel::off, "per-image appearance (--appearance)");
     refuse(!c.resolution_schedule.empty(), "resolution schedules (--resolution-schedule, --preset fast)");
-    refuse(c.visible_adam, "visible Adam (--visible-adam)");
-    refuse(c.visible_sh_adam, "visible SH Adam (--visible-sh-adam)");
+    refuse(c.adam_scope == AdamScope::visible, "Adam over the visible Gaussians only (--adam-scope visible)");
     refuse(c.random_background, "random backgrounds (--random-bg)");
     refuse(!c.export_formats.empty(), "exports (--export; radiant convert makes them from OUT/scene.ply)");
     refuse(c.eval_every > 0, "evaluations during the run (--eval-every)");
@@ -113,8 +112,12 @@ ParallelTrainConfig parallel_config(const TrainConfig& c, int ranks, double exte
     return p;
 }
 
-TrainResult train_distributed(const TrainConfig& c, Communicator& comm, const std::function<bool()>& stop,
+TrainResult train_distributed(const TrainConfig& given, Communicator& comm, const std::function<bool()>& stop,
                               const Checkpoint* resume) {
+    // A batch step's Adam takes no radii (each of its views has its own), so every Gaussian is updated: the
+    // one-GPU default visible_sh becomes all, and the run's config.json says so.
+    TrainConfig c = given;
+    if (c.adam_scope == AdamScope::visible_sh) c.adam_scope = AdamScope::all;
     validate(c);
     const bool lead = comm.rank() == 0;
     const fs::path out(c.output);

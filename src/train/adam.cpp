@@ -9,6 +9,18 @@
 
 namespace radiant {
 
+const char* to_string(AdamScope s) {
+    switch (s) {
+        case AdamScope::visible:
+            return "visible";
+        case AdamScope::visible_sh:
+            return "visible_sh";
+        case AdamScope::all:
+            break;
+    }
+    return "all";
+}
+
 void AdamState::reset_like(const Scene& s) {
     m = s;
     v = s;

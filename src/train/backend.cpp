@@ -35,22 +35,23 @@ DensifyCounts Backend::densify_mcmc(const McmcConfig& config, std::uint64_t seed
     return n;
 }
 
-std::size_t Backend::remove_non_finite() {
+Backend::NonFinite Backend::remove_non_finite() {
     const Scene s = scene();
     DensifyPlan plan;
     plan.prune.assign(s.size(), 0);
+    NonFinite found;
     auto mark = [&](const std::vector<float>& v, std::size_t per) {
         for (std::size_t j = 0; j < v.size(); ++j)
-            if (!std::isfinite(v[j])) plan.prune[j / per] = 1;
+            if (!std::isfinite(v[j])) plan.prune[j / per] = 1, ++found.values;
     };
     mark(s.means, 3);
     mark(s.log_scales, 3);
     mark(s.quats, 4);
     mark(s.opacity_logits, 1);
     mark(s.sh, std::size_t(s.sh_coeffs()) * 3);
-    const std::size_t removed = std::size_t(std::count(plan.prune.begin(), plan.prune.end(), 1));
-    if (removed > 0) densify(plan);
-    return removed;
+    found.gaussians = std::size_t(std::count(plan.prune.begin(), plan.prune.end(), 1));
+    if (found.gaussians > 0) densify(plan);
+    return found;
 }
 
 }  // namespace radiant

@@ -31,6 +31,18 @@ void read_choice(const json& j, const char* key, const std::string& file, std::i
     throw IoError(file, fmt::format("'{}' must be {}", key, names));
 }
 
+// adam_scope, or the boolean visible_adam of configs and checkpoints written before it: a run from then
+// resumes with the Adam it was started with (all unless visible_adam was set).
+void read_adam_scope(const json& j, const std::string& file, AdamScope& out) {
+    if (j.contains("adam_scope")) {
+        if (j.contains("visible_adam")) throw IoError(file, "'adam_scope' and 'visible_adam' are both set");
+        read_choice(j, "adam_scope", file, {AdamScope::all, AdamScope::visible, AdamScope::visible_sh}, out);
+    } else if (j.contains("visible_adam")) {
+        if (!j["visible_adam"].is_boolean()) throw IoError(file, "'visible_adam' has the wrong type");
+        out = j["visible_adam"].get<bool>() ? AdamScope::visible : AdamScope::all;
+    }
+}
+
 // One table of (key, member) pairs drives both directions, so the JSON and the struct cannot drift apart.
 template <class F>
 void for_each_field(TrainConfig& c, F&& f) {
@@ -55,8 +67,6 @@ void for_each_field(TrainConfig& c, F&& f) {
     f("log_every", c.log_every);
     f("diverge_patience", c.diverge_patience);
     f("lambda_ssim", c.lambda_ssim);
-    f("visible_adam", c.visible_adam);
-    f("visible_sh_adam", c.visible_sh_adam);
     f("init_random_points", c.init_random_points);
     f("init_opacity", c.init_opacity);
     f("init_scale", c.init_scale);
@@ -144,6 +154,7 @@ std::string config_to_json(const TrainConfig& config) {
     j["alpha"] = to_string(c.alpha);
     j["appearance"] = to_string(c.appearance.model);
     j["eval_appearance"] = to_string(c.eval_appearance);
+    j["adam_scope"] = to_string(c.adam_scope);
     return j.dump(2) + "\n";
 }
 
@@ -155,8 +166,8 @@ TrainConfig config_from_json(const std::string& text, const std::string& name, T
         throw IoError(name, fmt::format("invalid JSON: {}", e.what()));
     }
     if (!j.is_object()) throw IoError(name, "expected an object of settings");
-    std::set<std::string> known{"trace_mode", "shading",    "undistort",      "resample",
-                                "alpha",      "appearance", "eval_appearance"};
+    std::set<std::string> known{"trace_mode", "shading",         "undistort",  "resample",    "alpha",
+                                "appearance", "eval_appearance", "adam_scope", "visible_adam"};
     for_each_field(c, [&](const char* key, auto& v) {
         known.insert(key);
         if (!j.contains(key)) return;
@@ -176,6 +187,7 @@ TrainConfig config_from_json(const std::string& text, const std::string& name, T
                 c.appearance.model);
     read_choice(j, "eval_appearance", name, {EvalAppearance::identity, EvalAppearance::fit_left_half},
                 c.eval_appearance);
+    read_adam_scope(j, name, c.adam_scope);
     for (const auto& [key, value] : j.items())
         if (!known.count(key)) throw IoError(name, fmt::format("unknown setting '{}'", key));
     return c;
@@ -260,10 +272,6 @@ void validate(const TrainConfig& c) {
     }
     if (c.preset != "default" && c.preset != "fast")
         fail(fmt::format("preset '{}' is not default or fast", c.preset));
-    if (c.visible_adam && c.visible_sh_adam)
-        fail(
-            "visible_adam and visible_sh_adam are both set: choose one (visible_adam already leaves the "
-            "unseen Gaussians' SH alone)");
     if (!(c.lambda_ssim >= 0 && c.lambda_ssim <= 1)) fail("lambda_ssim must be in [0, 1]");
     if (c.eval_every < 0 || c.checkpoint_every < 0 || c.log_every < 1 || c.diverge_patience < 0)
         fail("negative step periods");

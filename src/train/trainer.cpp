@@ -254,6 +254,11 @@ void write_outputs(const TrainConfig& c, Backend& backend, const Dataset& ds,
                    const std::vector<TargetImage>& images, const std::vector<std::size_t>& eval_ids,
                    bool eval_is_test, const Checkpoint& ck, const RunProfile& profile, TrainResult& result) {
     const fs::path out(c.output);
+    // Adam finds non-finite values only among the Gaussians of its scope (under visible_sh, an unseen
+    // Gaussian's SH are not read): one scan of everything before the scene is scored and written.
+    if (const Backend::NonFinite removed = backend.remove_non_finite(); removed.gaussians > 0)
+        log_warn("removed {} Gaussians with non-finite parameters before writing the scene ({} values)",
+                 removed.gaussians, removed.values);
     const Evaluation ev = evaluate(backend, ds, eval_ids, eval_settings(c, c.sh_degree), true,
                                    eval_protocol(c, images, ds.extent));
     result.test_psnr = ev.psnr;
@@ -529,9 +534,7 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
             if (c.random_background) in.settings.background = {uni(bg_rng), uni(bg_rng), uni(bg_rng)};
             in.lr = learning_rates(c.lr, ds.extent, step, c.steps);
             in.lambda_ssim = c.lambda_ssim;
-            in.adam.scope = c.visible_adam      ? AdamScope::visible
-                            : c.visible_sh_adam ? AdamScope::visible_sh
-                                                : AdamScope::all;
+            in.adam.scope = c.adam_scope;
             in.resolution_factor = resolution_factor(resolution, step);
             in.appearance = {appearance_lr(c.appearance, step, c.steps), c.appearance.reg()};
             if (c.strategy == "mcmc") {
@@ -591,10 +594,11 @@ TrainResult run_training(TrainConfig c, Checkpoint ck, bool resume, const TrainH
             if (st.non_finite_params > 0) {
                 // Made non-finite outside Adam (a fault, an overflow in densification or noise); not drawn
                 // this step (project_ewa_gaussian culls them), removed now so they never reach an output.
-                const std::size_t removed = backend->remove_non_finite();
+                // Adam saw only the values of its scope: the scan counts them all.
+                const Backend::NonFinite removed = backend->remove_non_finite();
                 progress.break_line();
                 log_warn("step {}: removed {} Gaussians with non-finite parameters ({} values)", step,
-                         removed, st.non_finite_params);
+                         removed.gaussians, removed.values);
             }
             bad_grads += st.non_finite_grads;
             rejected += st.rejected_updates;

@@ -67,7 +67,7 @@ TEST(DistributedTrain, RefusesWhatTheLoopDoesNotDo) {
     refused([](TrainConfig& c) { c.pose.enabled = true; }, "--pose-opt");
     refused([](TrainConfig& c) { c.appearance.model = AppearanceModel::exposure; }, "--appearance");
     refused([](TrainConfig& c) { c.resolution_schedule = "2:1000"; }, "--resolution-schedule");
-    refused([](TrainConfig& c) { c.visible_adam = true; }, "--visible-adam");
+    refused([](TrainConfig& c) { c.adam_scope = AdamScope::visible; }, "--adam-scope visible");
     refused([](TrainConfig& c) { c.random_background = true; }, "--random-bg");
     refused([](TrainConfig& c) { c.export_formats = "spz"; }, "--export");
     refused([](TrainConfig& c) { c.eval_every = 100; }, "--eval-every");
@@ -119,6 +119,11 @@ TEST(DistributedTrain, TwoCpuRanksTrainADatasetFolderToAScoredScene) {
     EXPECT_GT(r.test_psnr, one.test_psnr - 1.0);
     const nlohmann::json m = nlohmann::json::parse(read_file((dir / "run" / "metrics.json").string()));
     EXPECT_EQ(m["ranks"], 2);
+    // The one-GPU default visible_sh is not what the ranks' Adam does: the run records all.
+    EXPECT_EQ(c.adam_scope, AdamScope::visible_sh);
+    EXPECT_EQ(
+        config_from_json(read_file((dir / "run" / "config.json").string()), "config.json", {}).adam_scope,
+        AdamScope::all);
     EXPECT_EQ(m["views_per_step"], 2);
     EXPECT_EQ(m["batch_steps"], 120);
     EXPECT_EQ(m["share_sizes"][0].get<std::size_t>() + m["share_sizes"][1].get<std::size_t>(), r.gaussians);

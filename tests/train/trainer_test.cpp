@@ -184,6 +184,42 @@ TEST(Trainer, GaussiansMadeNonFiniteAreRemovedAndTheRunCompletes) {
     EXPECT_NEAR(faulty.test_psnr, clean.test_psnr, 0.5);  // four of 800 Gaussians lost, nothing else
 }
 
+// A Gaussian whose only non-finite values are SH is culled from every view (its colour is not finite), so
+// under the default Adam scope, visible_sh, Adam never reads those values: the scan before the outputs
+// removes it. Under all, Adam finds it at the step it was broken.
+TEST(Trainer, AGaussianWithOnlyItsShBrokenNeverReachesTheScene) {
+    test::TempDir dir;
+    TrainConfig c = small_run(dir, "clean");
+    c.adc.start = 1000;
+    const TrainResult clean = train(c);
+    for (AdamScope scope : {AdamScope::visible_sh, AdamScope::all}) {
+        c.adam_scope = scope;
+        c.output = (dir / (std::string("faulty_") + to_string(scope))).string();
+        TrainHooks inject;
+        inject.before_step = [](long step, Backend& b) {
+            if (step != 30) return;
+            TrainState s = b.save();
+            s.params.sh[std::size_t(s.params.sh_coeffs()) * 3 * 12 + 2] = NAN;  // DC: the colour
+            b.load(s);
+        };
+        std::vector<std::string> warnings;
+        set_log_sink([&](LogLevel level, std::string_view m) {
+            if (level == LogLevel::warn) warnings.emplace_back(m);
+        });
+        const TrainResult faulty = train(c, inject);
+        set_log_sink(nullptr);
+        EXPECT_EQ(faulty.gaussians, clean.gaussians - 1) << to_string(scope);
+        ASSERT_EQ(warnings.size(), 1u) << to_string(scope);
+        EXPECT_EQ(warnings[0],
+                  scope == AdamScope::all
+                      ? "step 30: removed 1 Gaussians with non-finite parameters (1 values)"
+                      : "removed 1 Gaussians with non-finite parameters before writing the scene "
+                        "(1 values)");
+        const Scene out = read_ply((dir / c.output / "scene.ply").string());
+        for (float x : out.sh) ASSERT_TRUE(std::isfinite(x)) << to_string(scope);
+    }
+}
+
 // Issue 9 item 5: --max-gaussians caps the default strategy too; the cap is said once.
 TEST(Trainer, MaxGaussiansCapsTheDefaultStrategy) {
     test::TempDir dir;
@@ -332,6 +368,25 @@ TEST(TrainConfig, JsonRoundTripAndUnknownKeys) {
     TrainConfig bad = c;
     bad.strategy = "greedy";
     EXPECT_THROW(validate(bad), Error);
+}
+
+// adam_scope, and the boolean visible_adam that configs and checkpoints carried before it: a run written then
+// resumes with the Adam it started with, not today's default.
+TEST(TrainConfig, AdamScopeAndTheOlderVisibleAdamKey) {
+    auto scope = [](const char* text) { return config_from_json(text, "c.json", TrainConfig{}).adam_scope; };
+    EXPECT_EQ(TrainConfig{}.adam_scope, AdamScope::visible_sh);
+    EXPECT_EQ(scope("{}"), AdamScope::visible_sh);
+    EXPECT_EQ(scope(R"({"adam_scope": "all"})"), AdamScope::all);
+    EXPECT_EQ(scope(R"({"adam_scope": "visible"})"), AdamScope::visible);
+    EXPECT_EQ(scope(R"({"visible_adam": false})"), AdamScope::all);
+    EXPECT_EQ(scope(R"({"visible_adam": true})"), AdamScope::visible);
+    EXPECT_THROW(scope(R"({"adam_scope": "seen"})"), IoError);
+    EXPECT_THROW(scope(R"({"visible_adam": "yes"})"), IoError);
+    EXPECT_THROW(scope(R"({"adam_scope": "all", "visible_adam": true})"), IoError);
+    TrainConfig c;
+    c.adam_scope = AdamScope::visible;
+    EXPECT_NE(config_to_json(c).find(R"("adam_scope": "visible")"), std::string::npos);
+    EXPECT_EQ(config_to_json(c).find("visible_adam"), std::string::npos);
 }
 
 TEST(Checkpoint, CorruptFilesAreErrors) {

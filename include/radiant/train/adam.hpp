@@ -30,6 +30,7 @@ enum class AdamScope {
     // kept. Unseen Gaussians still drift on their momentum, so densification prunes as under full Adam.
     visible_sh,
 };
+const char* to_string(AdamScope s);  // "all", "visible", "visible_sh"
 
 struct AdamConfig {
     double beta1 = 0.9, beta2 = 0.999, eps = 1e-15;

@@ -116,9 +116,12 @@ class Backend {
     virtual DensifyCounts densify_mcmc(const McmcConfig& config, std::uint64_t seed);
     // MCMC position noise with the given scale (noise_lr · mean learning rate).
     virtual void add_noise(double scale, std::uint64_t seed) = 0;
-    // Removes every Gaussian with a non-finite parameter; returns how many. Rare (a fault, an overflow),
-    // so the host path serves every backend.
-    std::size_t remove_non_finite();
+    // Removes every Gaussian with a non-finite parameter. Rare (a fault, an overflow), so the host path
+    // serves every backend.
+    struct NonFinite {
+        std::size_t gaussians = 0, values = 0;
+    };
+    NonFinite remove_non_finite();
 
     // The memory this backend may use on its device; 0: what the device has free now (the CPU backend
     // enforces none: its images were checked against the host's memory when loaded). Set before set_images.

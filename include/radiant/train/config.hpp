@@ -6,6 +6,7 @@
 
 #include "radiant/core/render_settings.hpp"
 #include "radiant/io/dataset.hpp"
+#include "radiant/train/adam.hpp"
 #include "radiant/train/appearance.hpp"
 #include "radiant/train/appearance_fit.hpp"
 #include "radiant/train/densify.hpp"
@@ -42,12 +43,10 @@ struct TrainConfig {
     long log_every = 100;         // history points for the report; log lines when not on a TTY
     long diverge_patience = 500;  // stop when the loss stays above 2× its start this long (0: only on NaN)
     double lambda_ssim = 0.2;
-    // Adam updates only the Gaussians each step's view sees (AdamScope::visible; gsplat's visible_adam):
-    // cheaper steps where a view shows part of the scene, a slightly different result.
-    bool visible_adam = false;
-    // Adam updates every Gaussian's geometry and opacity but only the seen Gaussians' SH (AdamScope::
-    // visible_sh). At most one of the two.
-    bool visible_sh_adam = false;
+    // Which Gaussians each step's Adam updates (AdamScope). visible_sh (every Gaussian's geometry and
+    // opacity, the SH of those the view sees) measured as fast as it is harmless on bonsai and the demo
+    // scene (bench/RESULTS.md, twenty-third session); multi-GPU training updates all.
+    AdamScope adam_scope = AdamScope::visible_sh;
     std::size_t init_random_points = 100000;
     double init_opacity = 0.1;  // MCMC's recipe starts at 0.5
     double init_scale = 1.0;    // × the mean distance to the 3 nearest points; MCMC's recipe: 0.1
