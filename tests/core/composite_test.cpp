@@ -50,6 +50,39 @@ TEST(Composite, SplatAlphaHandsOutTheExponentialTheGradientRecomputes) {
     check_reused_exponential<double>(4);
 }
 
+// A random Gaussian for the footprint-then-colour tests (depth_spread: the spread of its mean along z); one
+// in seven has a non-finite SH coefficient, so it is culled by its colour alone.
+GaussianParams<float> split_trial_gaussian(std::mt19937& rng, int trial, float depth_spread,
+                                           float (&sh)[48]) {
+    std::normal_distribution<double> n(0.0, 1.0);
+    for (float& c : sh) c = float(0.5 * n(rng));
+    if (trial % 7 == 0) sh[3 * (1 + trial % 15) + trial % 3] = trial % 2 ? NAN : INFINITY;
+    GaussianParams<float> p;
+    p.mean = {float(1.5 * n(rng)), float(1.5 * n(rng)), float(depth_spread * n(rng))};
+    p.log_scale = {float(-3 + n(rng)), float(-3 + n(rng)), float(-3 + n(rng))};
+    p.quat = {float(n(rng)), float(n(rng)), float(n(rng)), float(n(rng))};
+    p.opacity_logit = float(2 * n(rng));
+    p.sh = sh;
+    return p;
+}
+
+// How the trials fell: the tests mean something only with many of each.
+struct SplitCounts {
+    int kept = 0, culled = 0, culled_by_colour = 0;
+    // Whether the trial was kept (then its footprints are compared).
+    bool add(bool footprint, bool keep) {
+        if (keep) return ++kept, true;
+        ++culled;
+        culled_by_colour += footprint;
+        return false;
+    }
+    void expect_both_kinds_of_cull() const {
+        EXPECT_GT(kept, 500);
+        EXPECT_GT(culled, 500);
+        EXPECT_GT(culled_by_colour, 50);
+    }
+};
+
 // The CUDA projection runs the footprint with no SH loaded (p.sh null: reading it would crash this test) and
 // reads a Gaussian's SH only when it is kept. Split so, it must keep and cull the same Gaussians and give the
 // same footprint as project_ewa_gaussian, including Gaussians whose only fault is a non-finite SH
@@ -59,17 +92,10 @@ TEST(Composite, FootprintThenColourIsTheWholeProjection) {
     RenderSettings settings;
     const ProjectSettings<float> ps = project_settings<float>(camera, settings, 3);
     std::mt19937 rng(5);
-    std::normal_distribution<double> n(0.0, 1.0);
-    int kept = 0, culled_by_colour = 0, culled = 0;
+    SplitCounts counts;
     for (int trial = 0; trial < 5000; ++trial) {
         float sh[48];
-        for (float& c : sh) c = float(0.5 * n(rng));
-        if (trial % 7 == 0) sh[3 * (1 + trial % 15) + trial % 3] = trial % 2 ? NAN : INFINITY;
-        GaussianParams<float> p;
-        p.mean = {float(1.5 * n(rng)), float(1.5 * n(rng)), float(1.5 * n(rng))};
-        p.log_scale = {float(-3 + n(rng)), float(-3 + n(rng)), float(-3 + n(rng))};
-        p.quat = {float(n(rng)), float(n(rng)), float(n(rng)), float(n(rng))};
-        p.opacity_logit = float(2 * n(rng));
+        GaussianParams<float> p = split_trial_gaussian(rng, trial, 1.5f, sh);
         p.sh = nullptr;
         Footprint<float> whole{}, split{};
         const bool footprint = project_ewa_footprint(p, ps, split);
@@ -77,12 +103,7 @@ TEST(Composite, FootprintThenColourIsTheWholeProjection) {
         const bool keep = project_ewa_gaussian(p, ps, whole);
         const bool split_keep = footprint && footprint_colour(p, ps, split);
         ASSERT_EQ(split_keep, keep) << "trial " << trial;
-        if (!keep) {
-            ++culled;
-            culled_by_colour += footprint;
-            continue;
-        }
-        ++kept;
+        if (!counts.add(footprint, keep)) continue;
         EXPECT_TRUE(same_bits(whole.mean2d.x, split.mean2d.x) && same_bits(whole.mean2d.y, split.mean2d.y));
         EXPECT_TRUE(same_bits(whole.conic.a, split.conic.a) && same_bits(whole.conic.b, split.conic.b) &&
                     same_bits(whole.conic.c, split.conic.c));
@@ -93,9 +114,7 @@ TEST(Composite, FootprintThenColourIsTheWholeProjection) {
         EXPECT_TRUE(whole.rect.x0 == split.rect.x0 && whole.rect.y0 == split.rect.y0 &&
                     whole.rect.x1 == split.rect.x1 && whole.rect.y1 == split.rect.y1);
     }
-    EXPECT_GT(kept, 500);
-    EXPECT_GT(culled, 500);
-    EXPECT_GT(culled_by_colour, 50);
+    counts.expect_both_kinds_of_cull();
 }
 
 // The same split for the `ray` model: its footprint reads no SH, and with the colour after it keeps, culls
@@ -106,29 +125,17 @@ TEST(Composite, RayFootprintThenColourIsTheWholeProjection) {
     settings.shading = Shading::ray;
     const ProjectSettings<float> ps = project_settings<float>(camera, settings, 3);
     std::mt19937 rng(6);
-    std::normal_distribution<double> n(0.0, 1.0);
-    int kept = 0, culled_by_colour = 0, culled = 0;
+    SplitCounts counts;
     for (int trial = 0; trial < 5000; ++trial) {
         float sh[48];
-        for (float& c : sh) c = float(0.5 * n(rng));
-        if (trial % 7 == 0) sh[3 * (1 + trial % 15) + trial % 3] = trial % 2 ? NAN : INFINITY;
-        GaussianParams<float> p;
-        p.mean = {float(1.5 * n(rng)), float(1.5 * n(rng)), float(3 * n(rng))};
-        p.log_scale = {float(-3 + n(rng)), float(-3 + n(rng)), float(-3 + n(rng))};
-        p.quat = {float(n(rng)), float(n(rng)), float(n(rng)), float(n(rng))};
-        p.opacity_logit = float(2 * n(rng));
+        GaussianParams<float> p = split_trial_gaussian(rng, trial, 3.0f, sh);
         p.sh = nullptr;
         RayFootprint<float> whole{}, split{};
         const bool footprint = project_ray_footprint(p, ps, split);
         p.sh = sh;
         const bool keep = project_ray_gaussian(p, ps, whole);
         ASSERT_EQ(footprint && ray_footprint_colour(p, ps, split), keep) << "trial " << trial;
-        if (!keep) {
-            ++culled;
-            culled_by_colour += footprint;
-            continue;
-        }
-        ++kept;
+        if (!counts.add(footprint, keep)) continue;
         for (int i = 0; i < 3; ++i) {
             EXPECT_TRUE(same_bits(whole.mean_cam[i], split.mean_cam[i]));
             EXPECT_TRUE(same_bits(whole.colour[i], split.colour[i]));
@@ -142,9 +149,7 @@ TEST(Composite, RayFootprintThenColourIsTheWholeProjection) {
             same_bits(whole.bounds.y0, split.bounds.y0) && same_bits(whole.bounds.y1, split.bounds.y1));
         EXPECT_EQ(whole.radius, split.radius);
     }
-    EXPECT_GT(kept, 500);
-    EXPECT_GT(culled, 500);
-    EXPECT_GT(culled_by_colour, 50);
+    counts.expect_both_kinds_of_cull();
 }
 
 }  // namespace

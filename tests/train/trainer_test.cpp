@@ -43,6 +43,17 @@ TrainConfig small_run(const test::TempDir& dir, const std::string& out) {
     return c;
 }
 
+// The run, with the warnings it logged.
+TrainResult train_keeping_warnings(const TrainConfig& c, const TrainHooks& hooks,
+                                   std::vector<std::string>& warnings) {
+    set_log_sink([&](LogLevel level, std::string_view m) {
+        if (level == LogLevel::warn) warnings.emplace_back(m);
+    });
+    const TrainResult r = train(c, hooks);
+    set_log_sink(nullptr);
+    return r;
+}
+
 TEST(Trainer, ResumeEqualsAnUninterruptedRun) {
     test::TempDir dir;
     const TrainConfig full = small_run(dir, "full");
@@ -168,11 +179,7 @@ TEST(Trainer, GaussiansMadeNonFiniteAreRemovedAndTheRunCompletes) {
         b.load(s);
     };
     std::vector<std::string> warnings;
-    set_log_sink([&](LogLevel level, std::string_view m) {
-        if (level == LogLevel::warn) warnings.emplace_back(m);
-    });
-    const TrainResult faulty = train(c, inject);
-    set_log_sink(nullptr);
+    const TrainResult faulty = train_keeping_warnings(c, inject, warnings);
 
     EXPECT_EQ(faulty.gaussians, clean.gaussians - 4);
     ASSERT_EQ(warnings.size(), 1u);
@@ -203,11 +210,7 @@ TEST(Trainer, AGaussianWithOnlyItsShBrokenNeverReachesTheScene) {
             b.load(s);
         };
         std::vector<std::string> warnings;
-        set_log_sink([&](LogLevel level, std::string_view m) {
-            if (level == LogLevel::warn) warnings.emplace_back(m);
-        });
-        const TrainResult faulty = train(c, inject);
-        set_log_sink(nullptr);
+        const TrainResult faulty = train_keeping_warnings(c, inject, warnings);
         EXPECT_EQ(faulty.gaussians, clean.gaussians - 1) << to_string(scope);
         ASSERT_EQ(warnings.size(), 1u) << to_string(scope);
         EXPECT_EQ(warnings[0],
@@ -230,11 +233,7 @@ TEST(Trainer, MaxGaussiansCapsTheDefaultStrategy) {
     ASSERT_GT(free.gaussians, 900u)
         << "the uncapped run must grow past the cap for this test to mean anything";
     std::vector<std::string> warnings;
-    set_log_sink([&](LogLevel level, std::string_view m) {
-        if (level == LogLevel::warn) warnings.emplace_back(m);
-    });
-    const TrainResult capped = train(c);
-    set_log_sink(nullptr);
+    const TrainResult capped = train_keeping_warnings(c, {}, warnings);
     EXPECT_LE(capped.gaussians, 900u);
     for (const auto& h : read_checkpoint((dir / "capped/checkpoint.bin").string()).history)
         EXPECT_LE(h.gaussians, 900u) << "step " << h.step;
