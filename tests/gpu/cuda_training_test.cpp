@@ -359,17 +359,17 @@ TEST(CudaTraining, VisibleAdamUpdatesOnlyWhatTheViewSees) {
             worst_of(c, g);
             if (!visible) {
                 ++unseen;
-                bool k = sh_values(gpu, i) == sh_values(s.params, i) &&
-                         sh_values(cpu, i) == sh_values(s.params, i) &&
-                         sh_values(after[1].adam.m, i) == sh_values(s.adam.m, i) &&
-                         sh_values(after[1].adam.v, i) == sh_values(s.adam.v, i);
+                const bool sh_kept = sh_values(gpu, i) == sh_values(s.params, i) &&
+                                     sh_values(cpu, i) == sh_values(s.params, i) &&
+                                     sh_values(after[1].adam.m, i) == sh_values(s.adam.m, i) &&
+                                     sh_values(after[1].adam.v, i) == sh_values(s.adam.v, i);
                 const bool geometry_kept =
                     geometry_values(gpu, i) == geometry_values(s.params, i) &&
                     geometry_values(cpu, i) == geometry_values(s.params, i) &&
                     geometry_values(after[1].adam.m, i) == geometry_values(s.adam.m, i);
                 const bool geometry_moved = geometry_values(gpu, i) != geometry_values(s.params, i) &&
                                             geometry_values(cpu, i) != geometry_values(s.params, i);
-                kept += k && (sh_only ? geometry_moved : geometry_kept);
+                kept += sh_kept && (sh_only ? geometry_moved : geometry_kept);
                 continue;
             }
             ++seen;
@@ -414,7 +414,7 @@ TEST(CudaTraining, ShGradientSourcesKeepTheBitsOfTheRows) {
                 images[0].rgb = random_u8(8, 8, 8);
                 images[1].rgb = random_u8(9, 8, 8);
                 const std::string name =
-                    fmt::format("degree {}, {}, Adam scope {}", degree, to_string(shading), int(scope));
+                    fmt::format("degree {}, {}, Adam scope {}", degree, to_string(shading), to_string(scope));
                 std::vector<Scene> params, m, v;
                 for (bool sources : {false, false, true}) {
                     CudaStep gpu;

@@ -97,8 +97,9 @@ struct TwoGaussianStep {
     std::vector<std::int32_t> radii{0, 4};
 };
 
-TwoGaussianStep two_gaussian_step(Scene p) {
+TwoGaussianStep two_gaussian_step() {
     TwoGaussianStep t;
+    Scene p = one_gaussian();
     p.resize(2);
     p.quats = {0.6f, 0.8f, 0.f, 0.f, 0.f, 0.f, 0.6f, 0.8f};
     t.p = p;
@@ -134,14 +135,14 @@ ScopedStep step_full_and_scoped(const TwoGaussianStep& t, AdamScope scope) {
 // gsplat's visible_adam: a Gaussian the view culled keeps its value and moments (full Adam would still
 // move it on its momentum); a visible one steps exactly as under full Adam.
 TEST(Adam, VisibleOnlyLeavesCulledGaussiansAsTheyWere) {
-    const TwoGaussianStep t = two_gaussian_step(one_gaussian());
+    const TwoGaussianStep t = two_gaussian_step();
     const ScopedStep r = step_full_and_scoped(t, AdamScope::visible);
     using test::gaussian_values;
     EXPECT_EQ(gaussian_values(r.p, 0), gaussian_values(t.p, 0));
     EXPECT_EQ(gaussian_values(r.st.m, 0), gaussian_values(t.st.m, 0));
     EXPECT_EQ(gaussian_values(r.st.v, 0), gaussian_values(t.st.v, 0));
-    EXPECT_NE(gaussian_values(r.full_p, 0),
-              gaussian_values(t.p, 0));  // the momentum moves it under full Adam
+    // The momentum moves it under full Adam.
+    EXPECT_NE(gaussian_values(r.full_p, 0), gaussian_values(t.p, 0));
     EXPECT_EQ(gaussian_values(r.p, 1), gaussian_values(r.full_p, 1));
     EXPECT_EQ(gaussian_values(r.st.m, 1), gaussian_values(r.full_st.m, 1));
     EXPECT_EQ(gaussian_values(r.st.v, 1), gaussian_values(r.full_st.v, 1));
@@ -153,7 +154,7 @@ TEST(Adam, VisibleOnlyLeavesCulledGaussiansAsTheyWere) {
 // drift below the pruning threshold), its SH row and SH moments stay; the visible one steps as under full
 // Adam.
 TEST(Adam, VisibleShScopeKeepsOnlyTheCulledColours) {
-    const TwoGaussianStep t = two_gaussian_step(one_gaussian());
+    const TwoGaussianStep t = two_gaussian_step();
     const ScopedStep r = step_full_and_scoped(t, AdamScope::visible_sh);
     using test::geometry_values;
     using test::sh_values;
