@@ -9,12 +9,18 @@ namespace {
 
 constexpr int kBlock = 256;
 
-__device__ __forceinline__ int update_one(const AdamGroup& g, std::size_t i, float& p, float gr, float& m,
+// `rest`: an SH element past the DC coefficient, updated at the group's rest_lr.
+__device__ __forceinline__ int update_one(const AdamGroup& g, bool rest, float& p, float gr, float& m,
                                           float& v) {
     AdamElementConfig c = g.config;
-    // 32-bit index arithmetic: a 64-bit division per element would cost more than the update itself
-    if (g.sh_coeffs > 0 && (unsigned(i) / 3u) % unsigned(g.sh_coeffs) != 0u) c.lr = g.rest_lr;
+    if (rest) c.lr = g.rest_lr;
     return adam_update(p, gr, m, v, c);
+}
+
+// Whether element i of a group is an SH element past the DC coefficient. 32-bit index arithmetic: a 64-bit
+// division per element would cost more than the update itself.
+__device__ __forceinline__ bool is_rest(const AdamGroup& g, std::size_t i) {
+    return g.sh_coeffs > 0 && (unsigned(i) / 3u) % unsigned(g.sh_coeffs) != 0u;
 }
 
 // Whether element i's Gaussian is updated (all when the group has no radii).
@@ -55,15 +61,15 @@ __device__ __forceinline__ bool updated4(const AdamGroup& g, std::size_t q, bool
 // Elements 4q … 4q+3 with gradients gr, 16-byte loads and stores (every group is its own allocation, so
 // 16-byte aligned). Both paths of the SH group go through here, so that the compiler makes the same code of
 // the update, to the bit.
-__device__ __forceinline__ void update4(const AdamGroup& g, std::size_t q, const bool mask[4], float4 gr,
-                                        BadCounts& bad) {
+__device__ __forceinline__ void update4(const AdamGroup& g, std::size_t q, const bool mask[4],
+                                        const bool rest[4], float4 gr, BadCounts& bad) {
     float4 p = reinterpret_cast<const float4*>(g.params)[q];
     float4 m = reinterpret_cast<const float4*>(g.m)[q];
     float4 v = reinterpret_cast<const float4*>(g.v)[q];
-    if (mask[0]) bad.add(update_one(g, 4 * q, p.x, gr.x, m.x, v.x));
-    if (mask[1]) bad.add(update_one(g, 4 * q + 1, p.y, gr.y, m.y, v.y));
-    if (mask[2]) bad.add(update_one(g, 4 * q + 2, p.z, gr.z, m.z, v.z));
-    if (mask[3]) bad.add(update_one(g, 4 * q + 3, p.w, gr.w, m.w, v.w));
+    if (mask[0]) bad.add(update_one(g, rest[0], p.x, gr.x, m.x, v.x));
+    if (mask[1]) bad.add(update_one(g, rest[1], p.y, gr.y, m.y, v.y));
+    if (mask[2]) bad.add(update_one(g, rest[2], p.z, gr.z, m.z, v.z));
+    if (mask[3]) bad.add(update_one(g, rest[3], p.w, gr.w, m.w, v.w));
     reinterpret_cast<float4*>(g.params)[q] = p;
     reinterpret_cast<float4*>(g.m)[q] = m;
     reinterpret_cast<float4*>(g.v)[q] = v;
@@ -71,22 +77,34 @@ __device__ __forceinline__ void update4(const AdamGroup& g, std::size_t q, const
 
 // Element i alone (a group's last elements past its float4s), gradient gr.
 __device__ __forceinline__ void update1(const AdamGroup& g, std::size_t i, float gr, BadCounts& bad) {
-    bad.add(update_one(g, i, g.params[i], gr, g.m[i], g.v[i]));
+    bad.add(update_one(g, is_rest(g, i), g.params[i], gr, g.m[i], g.v[i]));
 }
 
 // The SH group when its gradient comes as sources (AdamGroup::sh_sources): a block takes kShChunk
-// Gaussians at a time, forms their gradient rows in shared memory (one thread a Gaussian: its basis once,
-// every index a constant), then updates their elements as the plain path does, reading the gradient from
-// shared memory instead of global. Rows are padded to an odd stride so the row writes do not collide on
-// banks. A chunk starts at a multiple of 4 elements (kShChunk is), so only the group's last chunk can end
-// inside a float4: those elements go one by one, as the plain path's tail.
+// Gaussians at a time, forms the gradient rows of those the scope updates in shared memory (one thread a
+// Gaussian: its basis once, every index a constant), then updates their elements as the plain path does,
+// reading the gradient from shared memory instead of global. Rows are padded to an odd stride so the row
+// writes do not collide on banks. A chunk starts at a multiple of 4 elements (kShChunk is), so only the
+// group's last chunk can end inside a float4: those elements go one by one, as the plain path's tail.
+// Which Gaussian an element belongs to and whether it is past the DC coefficient are found within the chunk:
+// with kRow (the row's floats, 3 × sh_coeffs) a constant those are a multiply and a shift, where the plain
+// path's runtime divisions cost as much per element as the update itself; kRow 0 takes the row at run time.
 constexpr int kShChunk = 128;
 constexpr int kShStride = 3 * kMaxShCoeffs + 1;
 
-// block and blocks: this block's index among its group's, and their number (AdamGrid).
-__device__ void adam_sh_from_sources(const AdamGroup& g, unsigned block, unsigned blocks, BadCounts& bad) {
-    __shared__ float rows[kShChunk * kShStride];
-    const unsigned row = 3u * unsigned(g.sh_coeffs);
+struct ShChunk {
+    float rows[kShChunk * kShStride];
+    bool seen[kShChunk];
+};
+
+// block and blocks: this block's index among its group's, and their number (AdamGrid); chunk: the block's
+// shared memory (one for both instantiations).
+template <int kRow>
+__device__ void adam_sh_from_sources(const AdamGroup& g, unsigned block, unsigned blocks, ShChunk& chunk,
+                                     BadCounts& bad) {
+    float* rows = chunk.rows;
+    bool* seen = chunk.seen;
+    const unsigned row = kRow > 0 ? unsigned(kRow) : 3u * unsigned(g.sh_coeffs);
     const std::size_t gaussians = g.n / row;
     auto grad = [&](unsigned e) {  // element e of the chunk
         const unsigned gi = e / row;
@@ -96,10 +114,18 @@ __device__ void adam_sh_from_sources(const AdamGroup& g, unsigned block, unsigne
          first += std::size_t(blocks) * kShChunk) {
         const unsigned count = unsigned(std::min<std::size_t>(kShChunk, gaussians - first));
         if (threadIdx.x < count) {
-            const float* s = g.sh_sources + 6 * (first + threadIdx.x);
-            const Vec3<float> v_colour{s[0], s[1], s[2]};
-            float b[kMaxShCoeffs];
-            sh_basis(kMaxShDegree, Vec3<float>{s[3], s[4], s[5]}, b);
+            const std::size_t gaussian = first + threadIdx.x;
+            const bool s = g.radii == nullptr || g.radii[gaussian] > 0;
+            seen[threadIdx.x] = s;
+            // An unseen row stays 0: when a row is not a whole number of float4s, one float4 can hold a seen
+            // and an unseen Gaussian's elements, and the unseen one's is loaded but never used.
+            float b[kMaxShCoeffs] = {};
+            Vec3<float> v_colour{};
+            if (s) {
+                const float* src = g.sh_sources + 6 * gaussian;
+                v_colour = {src[0], src[1], src[2]};
+                sh_basis(kMaxShDegree, Vec3<float>{src[3], src[4], src[5]}, b);
+            }
             float* r = rows + threadIdx.x * kShStride;
             RADIANT_UNROLL
             for (int k = 0; k < kMaxShCoeffs; ++k) {
@@ -112,14 +138,22 @@ __device__ void adam_sh_from_sources(const AdamGroup& g, unsigned block, unsigne
         const std::size_t base = first * row;
         const unsigned elements = count * row, whole = elements / 4u;
         for (unsigned f = threadIdx.x; f < whole; f += blockDim.x) {
-            const std::size_t q = base / 4 + f;
-            bool mask[4];
-            if (!updated4(g, q, mask)) continue;
-            update4(g, q, mask, make_float4(grad(4 * f), grad(4 * f + 1), grad(4 * f + 2), grad(4 * f + 3)),
-                    bad);
+            bool mask[4], rest[4], any = false;
+            RADIANT_UNROLL
+            for (int k = 0; k < 4; ++k) {
+                const unsigned e = 4 * f + unsigned(k);
+                mask[k] = seen[e / row];
+                rest[k] = e % row >= 3u;  // the chunk starts a row, so this is is_rest() of base + e
+                any = any || mask[k];
+            }
+            if (!any) continue;
+            update4(g, base / 4 + f, mask, rest,
+                    make_float4(grad(4 * f), grad(4 * f + 1), grad(4 * f + 2), grad(4 * f + 3)), bad);
         }
         for (unsigned e = 4u * whole + threadIdx.x; e < elements; e += blockDim.x)
-            if (updated(g, base + e)) update1(g, base + e, grad(e), bad);
+            if (seen[e / row])
+                bad.add(
+                    update_one(g, e % row >= 3u, g.params[base + e], grad(e), g.m[base + e], g.v[base + e]));
         __syncthreads();
     }
 }
@@ -143,14 +177,21 @@ __global__ void adam_kernel(AdamArgs a, AdamGrid grid) {
     const unsigned block = blockIdx.x - grid.first[k], blocks = grid.first[k + 1] - grid.first[k];
     BadCounts bad;
     if (g.sh_sources) {
-        adam_sh_from_sources(g, block, blocks, bad);
+        __shared__ ShChunk chunk;
+        // degree 3, the default and the most common: the row as a constant
+        if (g.sh_coeffs == kMaxShCoeffs)
+            adam_sh_from_sources<3 * kMaxShCoeffs>(g, block, blocks, chunk, bad);
+        else
+            adam_sh_from_sources<0>(g, block, blocks, chunk, bad);
     } else {
         const std::size_t n4 = g.n / 4;
         for (std::size_t q = std::size_t(block) * blockDim.x + threadIdx.x; q < n4;
              q += std::size_t(blocks) * blockDim.x) {
-            bool mask[4];
+            bool mask[4], rest[4];
             if (!updated4(g, q, mask)) continue;
-            update4(g, q, mask, reinterpret_cast<const float4*>(g.grads)[q], bad);
+            RADIANT_UNROLL
+            for (int k = 0; k < 4; ++k) rest[k] = is_rest(g, 4 * q + k);
+            update4(g, q, mask, rest, reinterpret_cast<const float4*>(g.grads)[q], bad);
         }
         if (block == 0)
             for (std::size_t i = 4 * n4 + threadIdx.x; i < g.n; i += blockDim.x)
