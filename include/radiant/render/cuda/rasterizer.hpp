@@ -73,8 +73,10 @@ struct RasterFwdArgs;  // stages.hpp
 struct SplatArrays;
 struct SplatGradArrays;
 
-// The backward's default for set_direct_lanes (bench/RESULTS.md: measured against 0).
-constexpr int kDefaultDirectLanes = 0;
+// The backward's default for set_direct_lanes: an entry hit by at most 4 lanes of a warp adds their
+// gradients with atomics instead of the warp's reduction (bench/RESULTS.md, twenty-fourth session: backward
+// −4 % at bonsai's size, −1.5 % at 1M @1080p, even on the heavier row).
+constexpr int kDefaultDirectLanes = 4;
 
 class Rasterizer {
   public:
