@@ -117,8 +117,9 @@ __device__ void adam_sh_from_sources(const AdamGroup& g, unsigned block, unsigne
             const std::size_t gaussian = first + threadIdx.x;
             const bool s = g.radii == nullptr || g.radii[gaussian] > 0;
             seen[threadIdx.x] = s;
-            // An unseen row stays 0: when a row is not a whole number of float4s, one float4 can hold a seen
-            // and an unseen Gaussian's elements, and the unseen one's is loaded but never used.
+            // An unseen Gaussian's row is zeros, never its sources: where a row is not a whole number of
+            // float4s, one float4 holds elements of a seen and an unseen Gaussian, and the unseen one's
+            // gradient is read with the others' but not used.
             float b[kMaxShCoeffs] = {};
             Vec3<float> v_colour{};
             if (s) {
