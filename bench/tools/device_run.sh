@@ -5,6 +5,8 @@
 #   device_run.sh rows NAME... [-- ARGS]      issue 20's five bench rows, each binary in turn, twice
 #   device_run.sh bonsai NAME RUNS [ARGS]     bonsai's default recipe (--eval --profile=1000) RUNS times
 #   device_run.sh demo NAME [ARGS]            the demo scene
+#   device_run.sh same A B [ARGS]             whether A's and B's `radiant render` of the built-in scene (one
+#                                             orbit view; or ARGS) are the same bytes (the forward has no atomics)
 # (--backend auto: CUDA on the device)
 # Metrics of the bonsai runs are copied to $OUT when it is set.
 set -uo pipefail
@@ -32,7 +34,7 @@ cmd=${1:?usage: device_run.sh suite|rows|bonsai|demo ...}
 shift
 case $cmd in
 suite)
-    b=$(unpack "$1")
+    b=$(unpack "$1") || exit 1
     filter=${2:--*PoseRecovery*}
     log=/tmp/dev/suite_$1.log
     start=$SECONDS
@@ -51,7 +53,7 @@ rows)
         echo "-- $row $*"
         for _ in 1 2; do
             for name in "${names[@]}"; do
-                b=$(unpack "$name")
+                b=$(unpack "$name") || exit 1
                 # shellcheck disable=SC2086
                 if "$b/radiant" bench $row "$@" --json > /tmp/dev/bench.json 2> /tmp/dev/bench.err; then
                     python3 - "$name" <<'EOF'
@@ -71,7 +73,7 @@ EOF
     ;;
 bonsai)
     name=$1
-    b=$(unpack "$name")
+    b=$(unpack "$name") || exit 1
     runs=${2:?bonsai NAME RUNS [ARGS]}
     shift 2
     data=$(bonsai_dir)
@@ -92,12 +94,27 @@ EOF
     ;;
 demo)
     name=$1
-    b=$(unpack "$name")
+    b=$(unpack "$name") || exit 1
     shift
     out=/tmp/dev/demo_$name
     rm -rf "$out"
     "$b/radiant" demo -o "$out" "$@" > "$out.log" 2>&1
     echo "demo: rc=$? $(grep -E '^demo:' "$out.log")"
+    ;;
+same)
+    a=$(unpack "$1") || exit 1
+    b=$(unpack "$2") || exit 1
+    shift 2
+    [[ $# -gt 0 ]] || set -- --demo --orbit 1
+    for v in a b; do
+        bin=$a
+        [[ $v == b ]] && bin=$b
+        if ! "$bin/radiant" render "$@" -o /tmp/dev/same_$v.png > /tmp/dev/same_$v.log 2>&1; then
+            echo "same: the render of $v failed: $(tail -n 1 /tmp/dev/same_$v.log)"
+            exit 1
+        fi
+    done
+    if cmp -s /tmp/dev/same_a.png /tmp/dev/same_b.png; then echo "same: the renders are the same bytes"; else echo "same: the renders DIFFER"; fi
     ;;
 *)
     echo "device_run.sh: unknown command $cmd" >&2
