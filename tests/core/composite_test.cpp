@@ -134,7 +134,7 @@ TEST(Composite, RayFootprintThenColourIsTheWholeProjection) {
         const bool footprint = project_ray_footprint(p, ps, split);
         p.sh = sh;
         const bool keep = project_ray_gaussian(p, ps, whole);
-        ASSERT_EQ(footprint && ray_footprint_colour(p, ps, split), keep) << "trial " << trial;
+        ASSERT_EQ(footprint && footprint_colour(p, ps, split), keep) << "trial " << trial;
         if (!counts.add(footprint, keep)) continue;
         for (int i = 0; i < 3; ++i) {
             EXPECT_TRUE(same_bits(whole.mean_cam[i], split.mean_cam[i]));

@@ -83,11 +83,12 @@ RADIANT_HD bool project_ewa_footprint(const GaussianParams<T>& g, const ProjectS
     return true;
 }
 
-// The footprint's colour, seen from the camera centre; false when it is not finite. NaN means, scales,
-// rotations and opacities fail project_ewa_footprint's tests; NaN or infinite SH would reach only the colour,
-// and one such Gaussian would turn the image NaN. It is not drawn; the trainer removes it.
-template <class T>
-RADIANT_HD bool footprint_colour(const GaussianParams<T>& g, const ProjectSettings<T>& s, Footprint<T>& f) {
+// The footprint's colour, seen from the camera centre (s.centre, s.sh_degree); false when it is not finite.
+// NaN means, scales, rotations and opacities fail the footprint's tests; NaN or infinite SH would reach only
+// the colour, and one such Gaussian would turn the image NaN. It is not drawn; the trainer removes it.
+// F: either model's footprint (Footprint, RayFootprint), both with a Vec3<T> colour.
+template <class T, class F>
+RADIANT_HD bool footprint_colour(const GaussianParams<T>& g, const ProjectSettings<T>& s, F& f) {
     f.colour = sh_to_colour(s.sh_degree, g.sh, normalize(g.mean - s.centre));
     return std::isfinite(f.colour.x) && std::isfinite(f.colour.y) && std::isfinite(f.colour.z);
 }

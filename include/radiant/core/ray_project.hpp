@@ -53,19 +53,11 @@ RADIANT_HD bool project_ray_footprint(const GaussianParams<T>& g, const ProjectS
     return true;
 }
 
-// The footprint's colour, seen from the camera centre (s.centre, s.sh_degree); false when not finite.
-template <class T>
-RADIANT_HD bool ray_footprint_colour(const GaussianParams<T>& g, const ProjectSettings<T>& s,
-                                     RayFootprint<T>& f) {
-    f.colour = sh_to_colour(s.sh_degree, g.sh, normalize(g.mean - s.centre));
-    return std::isfinite(f.colour.x) && std::isfinite(f.colour.y) && std::isfinite(f.colour.z);
-}
-
-// False when culled: project_ray_footprint, then ray_footprint_colour.
+// False when culled: project_ray_footprint, then footprint_colour (core/project.hpp).
 template <class T>
 RADIANT_HD bool project_ray_gaussian(const GaussianParams<T>& g, const ProjectSettings<T>& s,
                                      RayFootprint<T>& f) {
-    return project_ray_footprint(g, s, f) && ray_footprint_colour(g, s, f);
+    return project_ray_footprint(g, s, f) && footprint_colour(g, s, f);
 }
 
 // The first and one-past-last index i of `ranges` ([n, 2]: lo, hi) with [lo_i, hi_i] meeting [a, b]; a

@@ -23,7 +23,7 @@ __global__ void project_ray_fwd_kernel(ProjectRayFwdArgs a) {
         float sh[3 * kMaxShCoeffs];
         load_gaussian_sh(a, g, sh);
         p.sh = sh;
-        if (!ray_footprint_colour(p, a.ps, f)) rect = TileRect{};
+        if (!footprint_colour(p, a.ps, f)) rect = TileRect{};
     }
     if (rect.empty()) {
         a.radii[g] = 0;
