@@ -42,6 +42,7 @@ suite)
     rc=$?
     echo "suite $1 ($filter): rc=$rc in $((SECONDS - start)) s: $(grep -E '^\[  (PASSED|FAILED)' "$log" | tr '\n' ' ')"
     grep -E '^\[  FAILED  \]' "$log" | head -20
+    exit "$rc"  # the tests' status (the grep's would stop a `&&` chain after a suite with no failure)
     ;;
 rows)
     names=()
