@@ -2,10 +2,10 @@
 // training pose jittered by 0.5° and 1 % of the extent, trained with --pose-opt and tracking rounds, comes
 // back to within 0.1 % of the extent and 0.06° of the true poses (after the similarity that best aligns the
 // centres), and its test PSNR — both runs scored with the test views' poses fitted, as pose-optimised runs
-// are — comes within 0.3 dB of a run on the true poses. The issue asks 0.05°; measured 0.050–0.051° in three
-// runs (H100, bench/RESULTS.md, twenty-sixth session; 0.054–0.055° while the mean turn was held at every
-// step): this capture pins a pose to about 0.07° — a view fitted alone to a scene trained on the true poses
-// ends 0.070° from its own (twelfth session). The CPU suite checks the method at 96²
+// are — comes within 0.3 dB of a run on the true poses. The issue asks 0.05°; measured 0.050–0.051° in four
+// runs (H100, bench/RESULTS.md, twenty-sixth and twenty-seventh sessions; 0.054–0.055° while the mean turn
+// was held at every step): this capture pins a pose to about 0.07° — a view fitted alone to a scene trained
+// on the true poses ends 0.070° from its own (twelfth session). The CPU suite checks the method at 96²
 // (tests/train/pose_recovery_test.cpp).
 #include <gtest/gtest.h>
 
