@@ -63,9 +63,9 @@ test-cpu: build deps-python
 # reports still carry file:line; a unity build (several sources a compiler run: 550 CPU-seconds against
 # 1194) halves it again. The release build stays one source a run, so that a file missing an include of its
 # own still fails somewhere. The quality measurements (DistortedCapture: five 700-step trainings;
-# AppearanceTraining: a 1500-step one; PoseRecovery: two 2000-step ones) run in test-cpu: under the
-# sanitizers the first two took 11 of CI's minutes, and they reach no code the Trainer.*, PoseOpt.* and
-# undistort tests do not.
+# AppearanceTraining: a 1500-step one; PoseRecovery: two 2000-step and two 1500-step ones) run in
+# test-cpu: under the sanitizers the first two took 11 of CI's minutes, and they reach no code the
+# Trainer.*, PoseOpt.* and undistort tests do not.
 # The Python package's tests load libradiant.so into Debian's python3, which the sanitizer runtime cannot
 # be preloaded into without instrumenting the interpreter: they run in test-cpu only.
 ASAN_EXCLUDE := ^DistortedCapture\.|^AppearanceTraining\.ExposureFollows|^PoseRecovery\.|^python\.

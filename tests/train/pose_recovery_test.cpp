@@ -75,5 +75,61 @@ TEST(PoseRecovery, JitteredPosesComeBack) {
     EXPECT_GT(refined.test_psnr, fixed.test_psnr + 2.0);
 }
 
+// What a phone capture brings: a handheld sweep (a quarter turn) through a distorted lens (k1 = 0.25),
+// undistorted with a mask over the border the lens never saw, its SfM poses a little off. --pose-opt with
+// tracking rounds must bring the poses back towards the true ones and the test views' PSNR with them.
+// Measured (2 cores): 0.506° → 0.261°, 0.84 → 0.20 % of the extent, 29.64 dB against 26.56 unrefined. With
+// the mask ignored where the camera gradient is taken (the border scored in the pose steps and the rounds'
+// fits) the same run ends at 0.325° and 22.03 dB, and this test fails.
+TEST(PoseRecovery, JitteredPosesOfADistortedSweepComeBack) {
+    test::TempDir dir;
+    DemoDatasetOptions d;
+    d.width = 108;
+    d.height = 84;
+    d.fov_x_deg = 70;
+    d.arc_deg = 90;
+    d.train_views = 24;
+    d.test_views = 4;
+    d.surface_detail = true;
+    d.distortion = {0.25, 0, 0, 0};
+    write_demo_dataset((dir / "truth").string(), d);
+    const Dataset truth = open_dataset((dir / "truth").string(), DatasetOptions{});
+    jitter_poses(dir / "truth", dir / "jittered", 0.5, 0.01, truth.extent);
+
+    auto config = [&](const std::string& out) {
+        TrainConfig c;
+        c.data = (dir / "jittered").string();
+        c.output = (dir / out).string();
+        c.steps = 1500;
+        c.eval = true;
+        c.white_background = true;
+        c.sh_degree = 1;
+        c.undistort = Undistort::mask;
+        c.adc.start = 200;
+        c.adc.stop = 800;
+        c.adc.reset_every = 100000;
+        c.adc.max_gaussians = 12000;
+        return c;
+    };
+    const TrainResult fixed = train(config("fixed"));
+    TrainConfig refine = config("refined");
+    refine.pose.enabled = true;
+    refine.pose.track_every = 500;
+    refine.pose.track_iters = 20;
+    const TrainResult refined = train(refine);
+    const PoseError before =
+        pose_error(open_dataset((dir / "jittered").string(), DatasetOptions{}).named_cameras(), truth);
+    const PoseError after = pose_error(read_cameras_json((dir / "refined/cameras.json").string()), truth);
+    std::printf(
+        "[pose recovery, distorted sweep] before: %.3f° (max %.3f°), %.3f %% (max %.3f %%); after: %.3f° "
+        "(max %.3f°), %.3f %% (max %.3f %%); test PSNR %.2f dB, %.2f without refinement\n",
+        before.rot_mean, before.rot_max, 100 * before.centre_mean, 100 * before.centre_max, after.rot_mean,
+        after.rot_max, 100 * after.centre_mean, 100 * after.centre_max, refined.test_psnr, fixed.test_psnr);
+    EXPECT_GT(before.rot_mean, 0.4);
+    EXPECT_LT(after.rot_mean, 0.6 * before.rot_mean);
+    EXPECT_LT(after.centre_mean, 0.75 * before.centre_mean);
+    EXPECT_GT(refined.test_psnr, fixed.test_psnr + 1.0);
+}
+
 }  // namespace
 }  // namespace radiant
