@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -29,6 +30,40 @@ using test::jitter_poses;
 using test::pose_error;
 using test::PoseError;
 
+// A run on jittered poses without and with pose refinement, and how far the poses and the test PSNR moved.
+struct Recovery {
+    PoseError before, after;
+    double refined_psnr = 0, fixed_psnr = 0;
+};
+
+// The demo dataset `d` written, its training poses jittered by 0.5° and 1 % of the extent, and trained
+// twice with `config` (given the run's output folder): as it comes, and after `refine` switched --pose-opt
+// on. The refined cameras are compared with the true ones.
+Recovery recover(const test::TempDir& dir, const DemoDatasetOptions& d, const char* label,
+                 const std::function<TrainConfig(const std::string&)>& config,
+                 const std::function<void(TrainConfig&)>& refine) {
+    write_demo_dataset((dir / "truth").string(), d);
+    const Dataset truth = open_dataset((dir / "truth").string(), DatasetOptions{});
+    jitter_poses(dir / "truth", dir / "jittered", 0.5, 0.01, truth.extent);
+    const TrainResult fixed = train(config((dir / "fixed").string()));
+    TrainConfig c = config((dir / "refined").string());
+    c.pose.enabled = true;
+    refine(c);
+    const TrainResult refined = train(c);
+    Recovery r;
+    r.before = pose_error(open_dataset((dir / "jittered").string(), DatasetOptions{}).named_cameras(), truth);
+    r.after = pose_error(read_cameras_json((dir / "refined/cameras.json").string()), truth);
+    r.refined_psnr = refined.test_psnr;
+    r.fixed_psnr = fixed.test_psnr;
+    std::printf(
+        "[%s] before: %.3f° (max %.3f°), %.3f %% (max %.3f %%); after: %.3f° (max %.3f°), %.3f %% (max "
+        "%.3f %%); test PSNR %.2f dB, %.2f without refinement\n",
+        label, r.before.rot_mean, r.before.rot_max, 100 * r.before.centre_mean, 100 * r.before.centre_max,
+        r.after.rot_mean, r.after.rot_max, 100 * r.after.centre_mean, 100 * r.after.centre_max,
+        r.refined_psnr, r.fixed_psnr);
+    return r;
+}
+
 TEST(PoseRecovery, JitteredPosesComeBack) {
     test::TempDir dir;
     DemoDatasetOptions d;
@@ -37,14 +72,10 @@ TEST(PoseRecovery, JitteredPosesComeBack) {
     d.test_views = 4;
     d.fov_x_deg = 70;  // wide: rotation and translation move the image differently enough to tell apart
     d.surface_detail = true;
-    write_demo_dataset((dir / "truth").string(), d);
-    const Dataset truth = open_dataset((dir / "truth").string(), DatasetOptions{});
-    jitter_poses(dir / "truth", dir / "jittered", 0.5, 0.01, truth.extent);
-
-    auto config = [&](const std::string& data, const std::string& out) {
+    auto config = [&](const std::string& out) {
         TrainConfig c;
-        c.data = (dir / data).string();
-        c.output = (dir / out).string();
+        c.data = (dir / "jittered").string();
+        c.output = out;
         c.steps = 2000;
         c.eval = true;
         c.white_background = true;
@@ -57,22 +88,11 @@ TEST(PoseRecovery, JitteredPosesComeBack) {
         c.adc.max_gaussians = 12000;
         return c;
     };
-    const TrainResult fixed = train(config("jittered", "fixed"));
-    TrainConfig refine = config("jittered", "refined");
-    refine.pose.enabled = true;
-    const TrainResult refined = train(refine);
-    const PoseError before =
-        pose_error(open_dataset((dir / "jittered").string(), DatasetOptions{}).named_cameras(), truth);
-    const PoseError after = pose_error(read_cameras_json((dir / "refined/cameras.json").string()), truth);
-    std::printf(
-        "[pose recovery] before: %.3f° (max %.3f°), %.3f %% (max %.3f %%); after: %.3f° (max %.3f°), "
-        "%.3f %% (max %.3f %%); test PSNR %.2f dB, %.2f without refinement\n",
-        before.rot_mean, before.rot_max, 100 * before.centre_mean, 100 * before.centre_max, after.rot_mean,
-        after.rot_max, 100 * after.centre_mean, 100 * after.centre_max, refined.test_psnr, fixed.test_psnr);
-    EXPECT_GT(before.rot_mean, 0.4);
-    EXPECT_LT(after.rot_mean, 0.75 * before.rot_mean);
-    EXPECT_LT(after.centre_mean, 0.75 * before.centre_mean);
-    EXPECT_GT(refined.test_psnr, fixed.test_psnr + 2.0);
+    const Recovery r = recover(dir, d, "pose recovery", config, [](TrainConfig&) {});
+    EXPECT_GT(r.before.rot_mean, 0.4);
+    EXPECT_LT(r.after.rot_mean, 0.75 * r.before.rot_mean);
+    EXPECT_LT(r.after.centre_mean, 0.75 * r.before.centre_mean);
+    EXPECT_GT(r.refined_psnr, r.fixed_psnr + 2.0);
 }
 
 // What a phone capture brings: a handheld sweep (a quarter turn) through a distorted lens (k1 = 0.25),
@@ -92,14 +112,10 @@ TEST(PoseRecovery, JitteredPosesOfADistortedSweepComeBack) {
     d.test_views = 4;
     d.surface_detail = true;
     d.distortion = {0.25, 0, 0, 0};
-    write_demo_dataset((dir / "truth").string(), d);
-    const Dataset truth = open_dataset((dir / "truth").string(), DatasetOptions{});
-    jitter_poses(dir / "truth", dir / "jittered", 0.5, 0.01, truth.extent);
-
     auto config = [&](const std::string& out) {
         TrainConfig c;
         c.data = (dir / "jittered").string();
-        c.output = (dir / out).string();
+        c.output = out;
         c.steps = 1500;
         c.eval = true;
         c.white_background = true;
@@ -111,24 +127,14 @@ TEST(PoseRecovery, JitteredPosesOfADistortedSweepComeBack) {
         c.adc.max_gaussians = 12000;
         return c;
     };
-    const TrainResult fixed = train(config("fixed"));
-    TrainConfig refine = config("refined");
-    refine.pose.enabled = true;
-    refine.pose.track_every = 500;
-    refine.pose.track_iters = 20;
-    const TrainResult refined = train(refine);
-    const PoseError before =
-        pose_error(open_dataset((dir / "jittered").string(), DatasetOptions{}).named_cameras(), truth);
-    const PoseError after = pose_error(read_cameras_json((dir / "refined/cameras.json").string()), truth);
-    std::printf(
-        "[pose recovery, distorted sweep] before: %.3f° (max %.3f°), %.3f %% (max %.3f %%); after: %.3f° "
-        "(max %.3f°), %.3f %% (max %.3f %%); test PSNR %.2f dB, %.2f without refinement\n",
-        before.rot_mean, before.rot_max, 100 * before.centre_mean, 100 * before.centre_max, after.rot_mean,
-        after.rot_max, 100 * after.centre_mean, 100 * after.centre_max, refined.test_psnr, fixed.test_psnr);
-    EXPECT_GT(before.rot_mean, 0.4);
-    EXPECT_LT(after.rot_mean, 0.6 * before.rot_mean);
-    EXPECT_LT(after.centre_mean, 0.75 * before.centre_mean);
-    EXPECT_GT(refined.test_psnr, fixed.test_psnr + 1.0);
+    const Recovery r = recover(dir, d, "pose recovery, distorted sweep", config, [](TrainConfig& c) {
+        c.pose.track_every = 500;
+        c.pose.track_iters = 20;
+    });
+    EXPECT_GT(r.before.rot_mean, 0.4);
+    EXPECT_LT(r.after.rot_mean, 0.6 * r.before.rot_mean);
+    EXPECT_LT(r.after.centre_mean, 0.75 * r.before.centre_mean);
+    EXPECT_GT(r.refined_psnr, r.fixed_psnr + 1.0);
 }
 
 }  // namespace
