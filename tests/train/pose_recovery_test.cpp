@@ -37,16 +37,33 @@ struct Recovery {
 };
 
 // The demo dataset `d` written, its training poses jittered by 0.5° and 1 % of the extent, and trained
-// twice with `config` (given the run's output folder): as it comes, and after `refine` switched --pose-opt
-// on. The refined cameras are compared with the true ones.
-Recovery recover(const test::TempDir& dir, const DemoDatasetOptions& d, const char* label,
-                 const std::function<TrainConfig(const std::string&)>& config,
+// twice for `steps` (densifying to `densify_until`, then `adjust`ed): as it comes, and with --pose-opt on
+// and then `refine`d. The refined cameras are compared with the true ones.
+Recovery recover(const test::TempDir& dir, const DemoDatasetOptions& d, const char* label, long steps,
+                 long densify_until, const std::function<void(TrainConfig&)>& adjust,
                  const std::function<void(TrainConfig&)>& refine) {
     write_demo_dataset((dir / "truth").string(), d);
     const Dataset truth = open_dataset((dir / "truth").string(), DatasetOptions{});
     jitter_poses(dir / "truth", dir / "jittered", 0.5, 0.01, truth.extent);
-    const TrainResult fixed = train(config((dir / "fixed").string()));
-    TrainConfig c = config((dir / "refined").string());
+    auto config = [&](const char* out) {
+        TrainConfig c;
+        c.data = (dir / "jittered").string();
+        c.output = (dir / out).string();
+        c.steps = steps;
+        c.eval = true;
+        c.white_background = true;
+        c.sh_degree = 1;
+        c.adc.start = 200;
+        c.adc.stop = densify_until;
+        c.adc.reset_every = 100000;
+        // Uncapped the 96² runs grow to ~34k Gaussians and took 160 s of CI's two cores; capped, 98 s with
+        // the same recovery (0.298° / 0.502 % against 0.301° / 0.506 %).
+        c.adc.max_gaussians = 12000;
+        adjust(c);
+        return c;
+    };
+    const TrainResult fixed = train(config("fixed"));
+    TrainConfig c = config("refined");
     c.pose.enabled = true;
     refine(c);
     const TrainResult refined = train(c);
@@ -72,23 +89,8 @@ TEST(PoseRecovery, JitteredPosesComeBack) {
     d.test_views = 4;
     d.fov_x_deg = 70;  // wide: rotation and translation move the image differently enough to tell apart
     d.surface_detail = true;
-    auto config = [&](const std::string& out) {
-        TrainConfig c;
-        c.data = (dir / "jittered").string();
-        c.output = out;
-        c.steps = 2000;
-        c.eval = true;
-        c.white_background = true;
-        c.sh_degree = 1;
-        c.adc.start = 200;
-        c.adc.stop = 1000;
-        c.adc.reset_every = 100000;
-        // Uncapped the runs grow to ~34k Gaussians for 96² images and took 160 s of CI's two cores; capped,
-        // 98 s with the same recovery (0.298° / 0.502 % against 0.301° / 0.506 %).
-        c.adc.max_gaussians = 12000;
-        return c;
-    };
-    const Recovery r = recover(dir, d, "pose recovery", config, [](TrainConfig&) {});
+    const Recovery r = recover(
+        dir, d, "pose recovery", 2000, 1000, [](TrainConfig&) {}, [](TrainConfig&) {});
     EXPECT_GT(r.before.rot_mean, 0.4);
     EXPECT_LT(r.after.rot_mean, 0.75 * r.before.rot_mean);
     EXPECT_LT(r.after.centre_mean, 0.75 * r.before.centre_mean);
@@ -112,25 +114,13 @@ TEST(PoseRecovery, JitteredPosesOfADistortedSweepComeBack) {
     d.test_views = 4;
     d.surface_detail = true;
     d.distortion = {0.25, 0, 0, 0};
-    auto config = [&](const std::string& out) {
-        TrainConfig c;
-        c.data = (dir / "jittered").string();
-        c.output = out;
-        c.steps = 1500;
-        c.eval = true;
-        c.white_background = true;
-        c.sh_degree = 1;
-        c.undistort = Undistort::mask;
-        c.adc.start = 200;
-        c.adc.stop = 800;
-        c.adc.reset_every = 100000;
-        c.adc.max_gaussians = 12000;
-        return c;
-    };
-    const Recovery r = recover(dir, d, "pose recovery, distorted sweep", config, [](TrainConfig& c) {
-        c.pose.track_every = 500;
-        c.pose.track_iters = 20;
-    });
+    const Recovery r = recover(
+        dir, d, "pose recovery, distorted sweep", 1500, 800,
+        [](TrainConfig& c) { c.undistort = Undistort::mask; },
+        [](TrainConfig& c) {
+            c.pose.track_every = 500;
+            c.pose.track_iters = 20;
+        });
     EXPECT_GT(r.before.rot_mean, 0.4);
     EXPECT_LT(r.after.rot_mean, 0.6 * r.before.rot_mean);
     EXPECT_LT(r.after.centre_mean, 0.75 * r.before.centre_mean);
